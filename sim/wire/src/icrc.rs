@@ -1,0 +1,147 @@
+//! The RoCEv2 invariant CRC (roce-wire.md, "ICRC").
+//!
+//! CRC-32 (IEEE 802.3) over: 8 bytes of 0xFF standing in for the InfiniBand LRH; the IP header
+//! with its variant fields set to ones (IPv4 TOS, TTL, header checksum; IPv6 traffic class, flow
+//! label, hop limit); the UDP header with the checksum set to 0xFFFF; the BTH with byte 4 (FECN,
+//! BECN, reserved) set to 0xFF; then everything up to the ICRC. The trailer is the CRC least
+//! significant byte first. Only the masked headers (at most 68 bytes) are copied; the rest of the
+//! packet is fed to the CRC where it lies.
+
+use crate::{Error, ErrorKind, Layer, bth, ipv4, ipv6, udp};
+
+/// ICRC trailer length.
+pub const LEN: usize = 4;
+
+/// The CRC-32 register after the 8 0xFF bytes (soft-RoCE's seed, before the final XOR).
+pub const SEED_AFTER_LRH: u32 = 0xDEBB_20E3;
+
+/// Longest masked prefix: LRH stand-in, IPv6 header, UDP header, BTH.
+const MAX_PREFIX: usize = 8 + 40 + 8 + 12;
+
+/// Computes the ICRC of an IP packet that starts at `ip` and ends with its 4-byte ICRC (the IP
+/// length exactly; Ethernet padding must already be cut off). `offset` is the packet's position
+/// in the frame, for error messages.
+pub fn compute(ip: &[u8], offset: usize) -> Result<u32, Error> {
+    let version = ip.first().map(|b| b >> 4);
+    let ip_len = match version {
+        Some(4) => ipv4::LAYOUT.len,
+        Some(6) => ipv6::LAYOUT.len,
+        Some(v) => {
+            return Err(Error::new(
+                Layer::Ipv4,
+                offset,
+                ErrorKind::BadField {
+                    field: "Version",
+                    value: v.into(),
+                },
+            ));
+        }
+        None => return Err(Error::truncated(Layer::Ipv4, offset, 20, 0)),
+    };
+    let headers = ip_len + udp::LAYOUT.len + bth::LAYOUT.len;
+    if ip.len() < headers + LEN {
+        return Err(Error::truncated(
+            Layer::Icrc,
+            offset,
+            headers + LEN,
+            ip.len(),
+        ));
+    }
+    let mut prefix = [0xFFu8; MAX_PREFIX];
+    let masked = &mut prefix[8..8 + headers];
+    masked.copy_from_slice(&ip[..headers]);
+    if ip_len == ipv4::LAYOUT.len {
+        masked[1] = 0xFF; // TOS: DSCP and ECN
+        masked[8] = 0xFF; // TTL
+        masked[10] = 0xFF; // header checksum
+        masked[11] = 0xFF;
+    } else {
+        masked[0] |= 0x0F; // traffic class (high nibble) ...
+        masked[1] = 0xFF; // ... traffic class (low nibble) and flow label
+        masked[2] = 0xFF;
+        masked[3] = 0xFF;
+        masked[7] = 0xFF; // hop limit
+    }
+    let u = ip_len;
+    masked[u + 6] = 0xFF; // UDP checksum
+    masked[u + 7] = 0xFF;
+    masked[u + udp::LAYOUT.len + bth::ICRC_MASKED_BYTE] = 0xFF;
+    let mut h = crc32fast::Hasher::new();
+    h.update(&prefix[..8 + headers]);
+    h.update(&ip[headers..ip.len() - LEN]);
+    Ok(h.finalize())
+}
+
+/// The ICRC carried in the last 4 bytes of the IP packet.
+pub fn wire(ip: &[u8]) -> Option<u32> {
+    let t = ip.len().checked_sub(LEN)?;
+    Some(u32::from_le_bytes([ip[t], ip[t + 1], ip[t + 2], ip[t + 3]]))
+}
+
+/// Recomputes the ICRC of the IP packet `ip` and writes it into its last 4 bytes.
+pub fn fill(ip: &mut [u8], offset: usize) -> Result<u32, Error> {
+    let c = compute(ip, offset)?;
+    let t = ip.len() - LEN;
+    ip[t..].copy_from_slice(&c.to_le_bytes());
+    Ok(c)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn seed_matches_soft_roce() {
+        // The raw register (no final XOR) after eight 0xFF bytes.
+        let mut h = crc32fast::Hasher::new();
+        h.update(&[0xFF; 8]);
+        assert_eq!(!h.finalize(), SEED_AFTER_LRH);
+    }
+
+    /// Frame 2 of the public vectors: the CNP captured on a ConnectX-4 Lx (ICRC 82fd002a on
+    /// the wire, in roce-wire.md). The IP packet, from the IPv4 header to the ICRC.
+    #[test]
+    fn connectx4_cnp() {
+        let mut ip = hex(concat!(
+            "45c2003c718c4000401191610a0011010a001201",
+            "000012b700280000",
+            "8100ffff4000011800000000",
+            "00000000000000000000000000000000",
+            "82fd002a"
+        ));
+        let c = compute(&ip, 14).unwrap();
+        assert_eq!(c.to_le_bytes(), [0x82, 0xfd, 0x00, 0x2a]);
+        // Masked fields (TOS, TTL, IPv4 checksum, UDP checksum, BTH byte 4) do not matter ...
+        for i in [1, 8, 10, 11, 26, 27, 32] {
+            ip[i] ^= 0x5A;
+        }
+        assert_eq!(compute(&ip, 14).unwrap(), c);
+        // ... but the PSN does.
+        ip[39] ^= 1;
+        assert_ne!(compute(&ip, 14).unwrap(), c);
+        ip[39] ^= 1;
+        assert_eq!(wire(&ip), Some(c));
+        let mut copy = ip.clone();
+        copy[56..].fill(0);
+        assert_eq!(fill(&mut copy, 14).unwrap(), c);
+        assert_eq!(copy, ip);
+    }
+
+    #[test]
+    fn short_packet_is_an_error() {
+        let e = compute(&[0x45; 30], 14).unwrap_err();
+        assert_eq!(
+            e.to_string(),
+            "ICRC truncated at offset 14 (needs 44 bytes, 30 present)"
+        );
+        assert!(compute(&[], 14).is_err());
+        assert!(compute(&[0x55; 80], 14).is_err());
+    }
+
+    fn hex(s: &str) -> Vec<u8> {
+        (0..s.len())
+            .step_by(2)
+            .map(|i| u8::from_str_radix(&s[i..i + 2], 16).unwrap())
+            .collect()
+    }
+}
