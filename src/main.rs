@@ -1,1 +1,81 @@
-fn main() {}
+//! `rnic`: the command-line tool of the rnic RoCEv2 NIC.
+
+use rnic::{bench, trace};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(name = "rnic", version, about = "RoCEv2 RDMA NIC for FPGAs: traces, simulation, builds")]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(Subcommand)]
+enum Cmd {
+    /// Decode, check and repair RoCEv2 packet captures (pcap, pcapng).
+    #[command(subcommand)]
+    Trace(TraceCmd),
+    /// Measure performance figures.
+    Bench(bench::BenchArgs),
+}
+
+#[derive(Subcommand)]
+enum TraceCmd {
+    /// One line per frame: layers, opcode, QP, PSN, extension headers, ICRC verdict.
+    Show {
+        #[command(flatten)]
+        opts: trace::ShowOpts,
+        /// Capture files (pcap or pcapng).
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
+    /// Verify the ICRC and IPv4 header checksum of every RoCEv2 frame. Exit 0 when all pass,
+    /// 1 when any fails, 2 when an input cannot be read.
+    Check {
+        #[command(flatten)]
+        opts: trace::CheckOpts,
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+    },
+    /// Recompute the ICRC and IPv4 header checksum of every RoCEv2 frame; copy the others.
+    Fix {
+        #[command(flatten)]
+        opts: trace::PortOpts,
+        /// Input capture.
+        input: PathBuf,
+        /// Output pcap (nanosecond timestamps).
+        output: PathBuf,
+    },
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    let result = match cli.cmd {
+        Cmd::Trace(TraceCmd::Show { opts, files }) => trace::show(&opts, &files),
+        Cmd::Trace(TraceCmd::Check { opts, files }) => trace::check(&opts, &files),
+        Cmd::Trace(TraceCmd::Fix {
+            opts,
+            input,
+            output,
+        }) => trace::fix(&opts, &input, &output),
+        Cmd::Bench(args) => bench::run(&args),
+    };
+    match result {
+        Ok(code) => code,
+        // A reader that stops early (`rnic trace show f | head`) is not an error.
+        Err(e)
+            if e
+                .downcast_ref::<std::io::Error>()
+                .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe) =>
+        {
+            ExitCode::SUCCESS
+        }
+        Err(e) => {
+            eprintln!("error: {e:#}");
+            ExitCode::from(2)
+        }
+    }
+}

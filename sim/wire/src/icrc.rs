@@ -38,6 +38,13 @@ pub fn compute(ip: &[u8], offset: usize) -> Result<u32, Error> {
         }
         None => return Err(Error::truncated(Layer::Ipv4, offset, 20, 0)),
     };
+    if ip_len == ipv4::LAYOUT.len && ip[0] & 0x0F != 5 {
+        return Err(Error::unsupported(
+            Layer::Ipv4,
+            offset,
+            format!("IPv4 options (IHL {})", ip[0] & 0x0F),
+        ));
+    }
     let headers = ip_len + udp::LAYOUT.len + bth::LAYOUT.len;
     if ip.len() < headers + LEN {
         return Err(Error::truncated(

@@ -22,7 +22,7 @@ pub mod udp;
 pub use error::{BuildError, Error, ErrorKind, Layer};
 pub use eth::{EthRepr, MacAddr, VlanTag};
 pub use opcode::{OpcodeInfo, Transport};
-pub use packet::{IpParsed, IpRepr, RoceFrame, RocePacket, pad_to_min};
+pub use packet::{IpParsed, IpRepr, RoceFrame, RoceLocation, RocePacket, locate, pad_to_min};
 
 /// Parses a hex string (whitespace ignored) into bytes.
 pub fn parse_hex(s: &str) -> Result<Vec<u8>, String> {

@@ -234,6 +234,63 @@ pub fn pad_to_min(frame: &mut Vec<u8>) {
     }
 }
 
+/// Where a frame's RoCEv2 packet lies, as far as the headers say.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct RoceLocation {
+    /// Offset of the IP header.
+    pub ip_offset: usize,
+    /// End of the IP packet by its length field; beyond the frame when the frame is truncated.
+    pub ip_end: usize,
+    /// The UDP destination port that matched.
+    pub dst_port: u16,
+}
+
+impl RoceLocation {
+    /// The IP packet as far as the frame holds it.
+    pub fn ip_packet<'a>(&self, frame: &'a [u8]) -> &'a [u8] {
+        &frame[self.ip_offset.min(frame.len())..self.ip_end.min(frame.len())]
+    }
+
+    /// True when the frame is shorter than its IP length.
+    pub fn truncated(&self, frame: &[u8]) -> bool {
+        self.ip_end > frame.len()
+    }
+}
+
+/// Decides whether a frame is RoCEv2 by the lenient rule a capture tool uses: Ethernet (with at
+/// most one tag), IPv4 or IPv6, protocol UDP, destination port in `ports`. It reads only what it
+/// needs to decide, so a RoCEv2 frame that is malformed further in is still found (and
+/// [`RocePacket::parse`] then says what is wrong with it).
+pub fn locate(frame: &[u8], ports: &[u16]) -> Option<RoceLocation> {
+    let e = EthRepr::parse(frame).ok()?;
+    let l3 = e.payload_offset;
+    let ip = &frame[l3..];
+    let (l4, ip_end) = match e.ethertype {
+        eth::ETHERTYPE_IPV4 if ip.len() >= 20 && ip[0] >> 4 == 4 => {
+            if ip[9] != ipv4::PROTO_UDP {
+                return None;
+            }
+            let total = usize::from(u16::from_be_bytes([ip[2], ip[3]]));
+            (l3 + usize::from(ip[0] & 0x0F) * 4, l3 + total)
+        }
+        eth::ETHERTYPE_IPV6 if ip.len() >= 40 && ip[0] >> 4 == 6 => {
+            if ip[6] != ipv4::PROTO_UDP {
+                return None;
+            }
+            let payload = usize::from(u16::from_be_bytes([ip[4], ip[5]]));
+            (l3 + 40, l3 + 40 + payload)
+        }
+        _ => return None,
+    };
+    let port = frame.get(l4 + 2..l4 + 4)?;
+    let dst_port = u16::from_be_bytes([port[0], port[1]]);
+    ports.contains(&dst_port).then_some(RoceLocation {
+        ip_offset: l3,
+        ip_end,
+        dst_port,
+    })
+}
+
 /// The parsed network layer of a received frame.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum IpParsed {

@@ -334,8 +334,14 @@ impl<W: Write> PcapWriter<W> {
 
     /// Writes one frame, captured whole.
     pub fn write(&mut self, ts_ns: u64, data: &[u8]) -> io::Result<()> {
-        let len = u32::try_from(data.len())
-            .map_err(|_| io::Error::new(io::ErrorKind::InvalidInput, "frame over 4 GiB"))?;
+        self.write_cut(ts_ns, data, data.len())
+    }
+
+    /// Writes one frame of which the capture kept `data` out of `orig_len` bytes.
+    pub fn write_cut(&mut self, ts_ns: u64, data: &[u8], orig_len: usize) -> io::Result<()> {
+        let too_big = || io::Error::new(io::ErrorKind::InvalidInput, "frame over 4 GiB");
+        let len = u32::try_from(data.len()).map_err(|_| too_big())?;
+        let orig = u32::try_from(orig_len.max(data.len())).map_err(|_| too_big())?;
         let sec = u32::try_from(ts_ns / 1_000_000_000).unwrap_or(u32::MAX);
         let frac = if self.nanos {
             ts_ns % 1_000_000_000
@@ -346,7 +352,7 @@ impl<W: Write> PcapWriter<W> {
         h[0..4].copy_from_slice(&sec.to_le_bytes());
         h[4..8].copy_from_slice(&frac.to_le_bytes());
         h[8..12].copy_from_slice(&len.to_le_bytes());
-        h[12..16].copy_from_slice(&len.to_le_bytes());
+        h[12..16].copy_from_slice(&orig.to_le_bytes());
         self.out.write_all(&h)?;
         self.out.write_all(data)
     }

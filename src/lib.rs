@@ -1,0 +1,5 @@
+//! The `rnic` command-line tool's commands, as a library so that tests can drive them.
+
+pub mod bench;
+pub mod summary;
+pub mod trace;
