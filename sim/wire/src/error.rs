@@ -173,7 +173,7 @@ impl fmt::Display for BuildError {
                 )
             }
             BuildError::TooLong { len } => {
-                write!(f, "IP packet of {len} bytes exceeds 65535")
+                write!(f, "IP packet of {len} bytes does not fit the 16-bit IP length")
             }
         }
     }

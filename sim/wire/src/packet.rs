@@ -152,7 +152,12 @@ impl RoceFrame {
     pub fn build(&self) -> Result<Vec<u8>, BuildError> {
         let info = self.validate()?;
         let ip_len = self.ip_len(info);
-        if ip_len > usize::from(u16::MAX) {
+        // The 16-bit length field: IPv4's counts the whole packet, IPv6's the payload only.
+        let len_field = match self.ip {
+            IpRepr::V4(_) => ip_len,
+            IpRepr::V6(_) => ip_len - ipv6::LAYOUT.len,
+        };
+        if len_field > usize::from(u16::MAX) {
             return Err(BuildError::TooLong { len: ip_len });
         }
         let l3 = self.eth.header_len();

@@ -1,0 +1,53 @@
+//! Helpers shared by the end-to-end tests.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+
+use rnic_wire::RoceFrame;
+use serde::Deserialize;
+
+/// The project's own reference traces.
+pub fn golden(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden").join(name)
+}
+
+#[derive(Deserialize)]
+pub struct Manifest {
+    pub generator: String,
+    pub frames: Vec<Entry>,
+}
+
+#[derive(Deserialize)]
+pub struct Entry {
+    pub name: String,
+    pub desc: RoceFrame,
+}
+
+/// The scapy reference manifest and the frames of its pcap, in order.
+pub fn scapy_reference() -> (Manifest, Vec<Vec<u8>>) {
+    let text = std::fs::read_to_string(golden("scapy_reference.json")).expect("manifest");
+    let m: Manifest = serde_json::from_str(&text).expect("manifest parses");
+    let cap = rnic_wire::pcap::read_file(golden("scapy_reference.pcap")).expect("pcap");
+    let frames = cap.records.into_iter().map(|r| r.data).collect();
+    (m, frames)
+}
+
+/// The directory of the real captures, from `RNIC_GOLDEN_DIR`; `None` (and a message saying
+/// the test skipped) when it is not set.
+pub fn real_captures(test: &str) -> Option<PathBuf> {
+    match std::env::var_os("RNIC_GOLDEN_DIR") {
+        Some(d) => {
+            let d = PathBuf::from(d);
+            assert!(
+                d.is_dir(),
+                "RNIC_GOLDEN_DIR={} is not a directory",
+                d.display()
+            );
+            Some(d)
+        }
+        None => {
+            eprintln!("{test}: skipped: RNIC_GOLDEN_DIR is not set (e.g. RNIC_GOLDEN_DIR=../shared/golden)");
+            None
+        }
+    }
+}
