@@ -44,7 +44,9 @@ fn frames(size: usize, count: usize) -> Result<Vec<Vec<u8>>> {
     // Ethernet 14 + IPv4 20 + UDP 8 + BTH 12 + RETH 16 + ICRC 4.
     let overhead = 74;
     if size < overhead || (size - overhead) % 4 != 0 {
-        bail!("--frame-size {size}: must be at least {overhead} and {overhead} plus a multiple of 4");
+        bail!(
+            "--frame-size {size}: must be at least {overhead} and {overhead} plus a multiple of 4"
+        );
     }
     (0..count)
         .map(|i| {
@@ -66,6 +68,7 @@ fn frames(size: usize, count: usize) -> Result<Vec<Vec<u8>>> {
                 udp: UdpRepr {
                     src_port: 0xC000,
                     dst_port: 4791,
+                    checksum: 0,
                 },
                 bth: BthRepr {
                     opcode: 0x0A,
@@ -78,6 +81,8 @@ fn frames(size: usize, count: usize) -> Result<Vec<Vec<u8>>> {
                     dest_qp: 0x11,
                     ack_req: true,
                     psn: i as u32,
+                    resv6: 0,
+                    resv7: 0,
                 },
                 ext: ExtHeaders {
                     reth: Some(Reth {
@@ -87,7 +92,9 @@ fn frames(size: usize, count: usize) -> Result<Vec<Vec<u8>>> {
                     }),
                     ..Default::default()
                 },
-                payload: (0..size - overhead).map(|j| (i * 31 + j * 7) as u8).collect(),
+                payload: (0..size - overhead)
+                    .map(|j| (i * 31 + j * 7) as u8)
+                    .collect(),
             };
             Ok(f.build()?)
         })

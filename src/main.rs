@@ -7,7 +7,11 @@ use std::process::ExitCode;
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
-#[command(name = "rnic", version, about = "RoCEv2 RDMA NIC for FPGAs: traces, simulation, builds")]
+#[command(
+    name = "rnic",
+    version,
+    about = "RoCEv2 RDMA NIC for FPGAs: traces, simulation, builds"
+)]
 struct Cli {
     #[command(subcommand)]
     cmd: Cmd,
@@ -67,8 +71,7 @@ fn main() -> ExitCode {
         Ok(code) => code,
         // A reader that stops early (`rnic trace show f | head`) is not an error.
         Err(e)
-            if e
-                .downcast_ref::<std::io::Error>()
+            if e.downcast_ref::<std::io::Error>()
                 .is_some_and(|io| io.kind() == std::io::ErrorKind::BrokenPipe) =>
         {
             ExitCode::SUCCESS

@@ -90,7 +90,13 @@ fn ipv6(b: &[u8], layers: &mut String) -> String {
     a.copy_from_slice(&b[24..40]);
     let dst = Ipv6Addr::from(a);
     let end = (40 + usize::from(be16(b, 4).unwrap_or(0))).min(b.len());
-    transport(b[6], &src.to_string(), &dst.to_string(), &b[40..end], layers)
+    transport(
+        b[6],
+        &src.to_string(),
+        &dst.to_string(),
+        &b[40..end],
+        layers,
+    )
 }
 
 fn transport(proto: u8, src: &str, dst: &str, body: &[u8], layers: &mut String) -> String {

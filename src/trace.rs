@@ -51,7 +51,10 @@ pub struct CheckOpts {
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub enum IcrcVerdict {
     Ok(u32),
-    Bad { wire: u32, calc: u32 },
+    Bad {
+        wire: u32,
+        calc: u32,
+    },
     /// The ICRC cannot be checked (truncated frame, unsupported header).
     Unverifiable(String),
 }
@@ -65,7 +68,11 @@ impl IcrcVerdict {
         match self {
             IcrcVerdict::Ok(_) => "icrc=ok".into(),
             IcrcVerdict::Bad { wire, calc } => {
-                format!("icrc=BAD(wire {} calc {})", icrc_hex(*wire), icrc_hex(*calc))
+                format!(
+                    "icrc=BAD(wire {} calc {})",
+                    icrc_hex(*wire),
+                    icrc_hex(*calc)
+                )
             }
             IcrcVerdict::Unverifiable(why) => format!("icrc=UNCHECKED({why})"),
         }
@@ -81,7 +88,7 @@ fn icrc_hex(c: u32) -> String {
 /// Everything known about one frame.
 pub enum Analysis<'a> {
     Roce {
-        packet: Result<RocePacket<'a>, rnic_wire::Error>,
+        packet: Box<Result<RocePacket<'a>, rnic_wire::Error>>,
         icrc: IcrcVerdict,
         /// IPv4 header checksum verdict; `None` for IPv6 or when the header is cut off.
         ipv4_ok: Option<bool>,
@@ -101,7 +108,7 @@ pub fn analyze<'a>(rec: &'a Record, ports: &[u16]) -> Analysis<'a> {
         return Analysis::Other(summarize(frame));
     };
     Analysis::Roce {
-        packet: RocePacket::parse(frame),
+        packet: Box::new(RocePacket::parse(frame)),
         icrc: icrc_verdict(rec, &loc),
         ipv4_ok: ipv4_checksum(frame, &loc),
     }
@@ -188,10 +195,19 @@ fn roce_line(p: &RocePacket, out: &mut String) {
     }
     let x = &p.ext;
     if let Some(r) = x.reth {
-        let _ = write!(out, " va={:#x} rkey={:#010x} dlen={}", r.va, r.rkey, r.dma_len);
+        let _ = write!(
+            out,
+            " va={:#x} rkey={:#010x} dlen={}",
+            r.va, r.rkey, r.dma_len
+        );
     }
     if let Some(a) = x.aeth {
-        let _ = write!(out, " aeth=[{} msn={}]", Syndrome::decode(a.syndrome), a.msn);
+        let _ = write!(
+            out,
+            " aeth=[{} msn={}]",
+            Syndrome::decode(a.syndrome),
+            a.msn
+        );
     }
     if let Some(d) = x.deth {
         let _ = write!(out, " qkey={:#010x} src_qp={:#08x}", d.qkey, d.src_qp);
@@ -226,7 +242,7 @@ fn show_text(out: &mut impl Write, n: usize, t: f64, a: &Analysis) -> io::Result
             icrc,
             ipv4_ok,
         } => {
-            match packet {
+            match packet.as_ref() {
                 Ok(p) => roce_line(p, &mut line),
                 Err(e) => {
                     let _ = write!(line, "{:<22} MALFORMED: {e}", "eth/ip/udp/bth");
@@ -247,7 +263,13 @@ fn show_text(out: &mut impl Write, n: usize, t: f64, a: &Analysis) -> io::Result
     writeln!(out, "{line}")
 }
 
-fn show_json(out: &mut impl Write, file: &Path, n: usize, rec: &Record, a: &Analysis) -> Result<()> {
+fn show_json(
+    out: &mut impl Write,
+    file: &Path,
+    n: usize,
+    rec: &Record,
+    a: &Analysis,
+) -> Result<()> {
     let mut v = json!({
         "file": file.display().to_string(),
         "frame": n,
@@ -263,7 +285,7 @@ fn show_json(out: &mut impl Write, file: &Path, n: usize, rec: &Record, a: &Anal
             ipv4_ok,
         } => {
             o.insert("kind".into(), json!("roce"));
-            match packet {
+            match packet.as_ref() {
                 Ok(p) => {
                     o.insert("opcode".into(), json!(p.bth.opcode));
                     o.insert("opcode_name".into(), json!(p.opcode.to_string()));
@@ -341,7 +363,11 @@ pub fn show(opts: &ShowOpts, files: &[PathBuf]) -> Result<ExitCode> {
         }
     }
     out.flush()?;
-    Ok(if unreadable { ExitCode::from(2) } else { ExitCode::SUCCESS })
+    Ok(if unreadable {
+        ExitCode::from(2)
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 /// Counts of `rnic trace check`.
@@ -409,7 +435,7 @@ pub fn check(opts: &CheckOpts, files: &[PathBuf]) -> Result<ExitCode> {
                 c.ipv4_checksum_bad += 1;
                 problems.push("ipv4_checksum=BAD".into());
             }
-            let what = match &packet {
+            let what = match packet.as_ref() {
                 Ok(p) => format!("{} qp={:#08x} psn={}", p.opcode, p.bth.dest_qp, p.bth.psn),
                 Err(e) => {
                     c.malformed += 1;
@@ -457,7 +483,10 @@ pub fn check(opts: &CheckOpts, files: &[PathBuf]) -> Result<ExitCode> {
 pub fn fix(opts: &PortOpts, input: &Path, output: &Path) -> Result<ExitCode> {
     let ports = opts.ports();
     let cap = read(input)?;
-    let linktype = cap.records.first().map_or(LINKTYPE_ETHERNET, |r| r.linktype);
+    let linktype = cap
+        .records
+        .first()
+        .map_or(LINKTYPE_ETHERNET, |r| r.linktype);
     if let Some((i, r)) = cap
         .records
         .iter()

@@ -37,7 +37,7 @@ fn parser_recovers_every_scapy_description() {
     for (e, wire) in m.frames.iter().zip(&frames) {
         let p = RocePacket::parse(wire).unwrap_or_else(|err| panic!("{}: {err}", e.name));
         assert!(p.icrc_ok(), "{}: ICRC", e.name);
-        assert_eq!(p.ip.checksum_ok().unwrap_or(true), true, "{}", e.name);
+        assert!(p.ip.checksum_ok().unwrap_or(true), "{}", e.name);
         assert_eq!(p.repr(), e.desc, "{}", e.name);
         assert_eq!(usize::from(p.pad_cnt), (4 - e.desc.payload.len() % 4) % 4);
         assert!(p.pad().iter().all(|&b| b == 0));

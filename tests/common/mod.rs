@@ -8,7 +8,9 @@ use serde::Deserialize;
 
 /// The project's own reference traces.
 pub fn golden(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden").join(name)
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/golden")
+        .join(name)
 }
 
 #[derive(Deserialize)]
@@ -46,7 +48,9 @@ pub fn real_captures(test: &str) -> Option<PathBuf> {
             Some(d)
         }
         None => {
-            eprintln!("{test}: skipped: RNIC_GOLDEN_DIR is not set (e.g. RNIC_GOLDEN_DIR=../shared/golden)");
+            eprintln!(
+                "{test}: skipped: RNIC_GOLDEN_DIR is not set (e.g. RNIC_GOLDEN_DIR=../shared/golden)"
+            );
             None
         }
     }

@@ -52,8 +52,9 @@ header_view!(
     }
 );
 
-/// Every BTH field a description sets. PadCnt is derived from the payload length; the reserved
-/// bits are sent as zero.
+/// Every BTH field a description sets. PadCnt is derived from the payload length. The reserved
+/// bits are carried so that a received frame is reproduced byte for byte (a Huawei RNIC sets a
+/// bit of Resv6); senders leave them 0, and they may be omitted in JSON.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct BthRepr {
     pub opcode: u8,
@@ -66,6 +67,16 @@ pub struct BthRepr {
     pub dest_qp: u32,
     pub ack_req: bool,
     pub psn: u32,
+    /// The six reserved bits of byte 4 (masked by the ICRC).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub resv6: u8,
+    /// The seven reserved bits of byte 8.
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub resv7: u8,
+}
+
+fn is_zero(v: &u8) -> bool {
+    *v == 0
 }
 
 impl BthRepr {
@@ -82,6 +93,8 @@ impl BthRepr {
             dest_qp: h.dest_qp(),
             ack_req: h.ack_req(),
             psn: h.psn(),
+            resv6: h.resv6(),
+            resv7: h.resv7(),
         }
     }
 
@@ -100,6 +113,8 @@ impl BthRepr {
         h.set_dest_qp(self.dest_qp);
         h.set_ack_req(self.ack_req);
         h.set_psn(self.psn);
+        h.set_resv6(self.resv6);
+        h.set_resv7(self.resv7);
     }
 }
 
@@ -127,11 +142,16 @@ mod tests {
             dest_qp: 0xd2,
             ack_req: false,
             psn: 0,
+            resv6: 0,
+            resv7: 0,
         };
         let mut b = [0u8; 12];
         r.emit(&mut b, 0);
         assert_eq!(b, [0x81, 0, 0xff, 0xff, 0x40, 0, 0, 0xd2, 0, 0, 0, 0]);
-        assert_eq!(BthRepr::parse(&BthHeader::new_checked(&b[..], 0).unwrap()), r);
+        assert_eq!(
+            BthRepr::parse(&BthHeader::new_checked(&b[..], 0).unwrap()),
+            r
+        );
     }
 
     #[test]
@@ -152,11 +172,15 @@ mod tests {
             dest_qp: 0xABCDEF,
             ack_req: true,
             psn: 0x123456,
+            resv6: 0,
+            resv7: 0,
         }
         .emit(&mut b, 3);
         assert_eq!(
             b,
-            [0x04, 0xF0, 0x80, 0x01, 0x80, 0xAB, 0xCD, 0xEF, 0x80, 0x12, 0x34, 0x56]
+            [
+                0x04, 0xF0, 0x80, 0x01, 0x80, 0xAB, 0xCD, 0xEF, 0x80, 0x12, 0x34, 0x56
+            ]
         );
     }
 }

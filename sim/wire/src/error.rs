@@ -173,7 +173,10 @@ impl fmt::Display for BuildError {
                 )
             }
             BuildError::TooLong { len } => {
-                write!(f, "IP packet of {len} bytes does not fit the 16-bit IP length")
+                write!(
+                    f,
+                    "IP packet of {len} bytes does not fit the 16-bit IP length"
+                )
             }
         }
     }

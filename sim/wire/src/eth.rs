@@ -99,8 +99,8 @@ impl FromStr for MacAddr {
             if p.is_empty() || p.len() > 2 {
                 return Err(format!("MAC address {s:?}: bad byte {p:?}"));
             }
-            *byte =
-                u8::from_str_radix(p, 16).map_err(|_| format!("MAC address {s:?}: bad byte {p:?}"))?;
+            *byte = u8::from_str_radix(p, 16)
+                .map_err(|_| format!("MAC address {s:?}: bad byte {p:?}"))?;
         }
         if parts.next().is_some() {
             return Err(format!("MAC address {s:?} has more than 6 bytes"));
@@ -195,9 +195,7 @@ impl EthRepr {
             return Err(Error::new(
                 Layer::Ethernet,
                 offset - 2,
-                ErrorKind::Unsupported(format!(
-                    "802.3 length field {ethertype} (not Ethernet II)"
-                )),
+                ErrorKind::Unsupported(format!("802.3 length field {ethertype} (not Ethernet II)")),
             ));
         }
         Ok(EthParsed {

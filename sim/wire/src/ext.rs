@@ -223,8 +223,14 @@ mod tests {
         assert_eq!(Syndrome::decode(0x0D).to_string(), "ACK credits=96");
         assert_eq!(Syndrome::decode(0x60).to_string(), "NAK PSN_SEQUENCE_ERROR");
         assert_eq!(Syndrome::decode(0x61).to_string(), "NAK INVALID_REQUEST");
-        assert_eq!(Syndrome::decode(0x62).to_string(), "NAK REMOTE_ACCESS_ERROR");
-        assert_eq!(Syndrome::decode(0x63).to_string(), "NAK REMOTE_OPERATIONAL_ERROR");
+        assert_eq!(
+            Syndrome::decode(0x62).to_string(),
+            "NAK REMOTE_ACCESS_ERROR"
+        );
+        assert_eq!(
+            Syndrome::decode(0x63).to_string(),
+            "NAK REMOTE_OPERATIONAL_ERROR"
+        );
         assert_eq!(Syndrome::decode(0x2E), Syndrome::RnrNak { timer: 14 });
         assert_eq!(Syndrome::decode(0x40), Syndrome::Reserved(0x40));
     }

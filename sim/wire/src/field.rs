@@ -135,11 +135,20 @@ mod tests {
                 assert!(f.width >= 1 && f.width <= 64, "{}.{}", layout.name, f.name);
                 assert!(f.bit < 8, "{}.{}", layout.name, f.name);
                 assert!(f.span() <= 8, "{}.{} spans > 8 bytes", layout.name, f.name);
-                assert!(f.end_byte() <= layout.len, "{}.{} overruns", layout.name, f.name);
-                for b in f.bit_offset()..f.bit_offset() + f.width as usize {
-                    assert!(!covered[b], "{}.{} overlaps bit {b}", layout.name, f.name);
-                    covered[b] = true;
-                }
+                assert!(
+                    f.end_byte() <= layout.len,
+                    "{}.{} overruns",
+                    layout.name,
+                    f.name
+                );
+                let bits = &mut covered[f.bit_offset()..f.bit_offset() + f.width as usize];
+                assert!(
+                    bits.iter().all(|b| !b),
+                    "{}.{} overlaps another field",
+                    layout.name,
+                    f.name
+                );
+                bits.fill(true);
             }
         }
     }

@@ -217,7 +217,10 @@ mod tests {
     fn checksum_hand_worked() {
         // RFC 1071's worked example: 0x0001 + 0xf203 + 0xf4f5 + 0xf6f7 = 0x2_ddf0 -> 0xddf2,
         // complemented 0x220d.
-        assert_eq!(checksum(&[0x00, 0x01, 0xf2, 0x03, 0xf4, 0xf5, 0xf6, 0xf7]), 0x220d);
+        assert_eq!(
+            checksum(&[0x00, 0x01, 0xf2, 0x03, 0xf4, 0xf5, 0xf6, 0xf7]),
+            0x220d
+        );
         let r = Ipv4Repr {
             src: Ipv4Addr::new(172, 16, 10, 99),
             dst: Ipv4Addr::new(172, 16, 10, 12),
@@ -231,11 +234,14 @@ mod tests {
         r.emit(&mut b, PROTO_TCP, 0x3c);
         // The classic textbook header 4500 003c 1c46 4000 4006 b1e6 ac10 0a63 ac10 0a0c.
         assert_eq!(u16::from_be_bytes([b[10], b[11]]), 0xb1e6);
-        let p = Ipv4Repr::parse(&{
-            let mut v = b.to_vec();
-            v.resize(0x3c, 0);
-            v
-        }, 14)
+        let p = Ipv4Repr::parse(
+            &{
+                let mut v = b.to_vec();
+                v.resize(0x3c, 0);
+                v
+            },
+            14,
+        )
         .unwrap();
         assert!(p.checksum_ok);
         assert_eq!(p.repr, r);

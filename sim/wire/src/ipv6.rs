@@ -158,6 +158,9 @@ mod tests {
         let p = Ipv6Repr::parse(&b, 14).unwrap();
         assert_eq!(p.repr, r);
         let e = Ipv6Repr::parse(&b[..47], 14).unwrap_err();
-        assert_eq!(e.to_string(), "IPv6 header truncated at offset 14 (needs 48 bytes, 47 present)");
+        assert_eq!(
+            e.to_string(),
+            "IPv6 header truncated at offset 14 (needs 48 bytes, 47 present)"
+        );
     }
 }

@@ -28,7 +28,10 @@ pub use packet::{IpParsed, IpRepr, RoceFrame, RoceLocation, RocePacket, locate, 
 pub fn parse_hex(s: &str) -> Result<Vec<u8>, String> {
     let digits: Vec<u8> = s.bytes().filter(|b| !b.is_ascii_whitespace()).collect();
     if digits.len() % 2 != 0 {
-        return Err(format!("hex string has an odd number of digits ({})", digits.len()));
+        return Err(format!(
+            "hex string has an odd number of digits ({})",
+            digits.len()
+        ));
     }
     digits
         .chunks(2)

@@ -40,7 +40,7 @@ pub enum Ext {
 
 impl Ext {
     /// Length in bytes.
-    pub fn len(self) -> usize {
+    pub fn wire_len(self) -> usize {
         use crate::ext::*;
         match self {
             Ext::Reth => RETH_LAYOUT.len,
@@ -86,7 +86,7 @@ pub struct OpcodeInfo {
 impl OpcodeInfo {
     /// Total length of the headers after the BTH.
     pub fn ext_len(&self) -> usize {
-        self.headers.iter().map(|h| h.len()).sum()
+        self.headers.iter().map(|h| h.wire_len()).sum()
     }
 
     pub fn has(&self, h: Ext) -> bool {
@@ -206,7 +206,7 @@ mod tests {
         assert_eq!(names.len(), 38);
         assert_eq!(lookup(0x00).unwrap().to_string(), "RC_SEND_FIRST");
         assert_eq!(lookup(0x0B).unwrap().headers, &[Reth, ImmDt]);
-        assert_eq!(lookup(0x0C).unwrap().payload, false);
+        assert!(!lookup(0x0C).unwrap().payload);
         assert_eq!(lookup(0x12).unwrap().headers, &[Aeth, AtomicAckEth]);
         assert_eq!(lookup(0x17).unwrap().headers, &[Ieth]);
         assert_eq!(lookup(0x2A).unwrap().to_string(), "UC_RDMA_WRITE_ONLY");

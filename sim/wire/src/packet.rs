@@ -88,11 +88,17 @@ impl RoceFrame {
         check("DSCP", dscp.into(), ipv4::DSCP.max())?;
         check("ECN", ecn.into(), ipv4::ECN.max())?;
         if let IpRepr::V6(r) = &self.ip {
-            check("IPv6 flow label", r.flow_label.into(), ipv6::FLOW_LABEL.max())?;
+            check(
+                "IPv6 flow label",
+                r.flow_label.into(),
+                ipv6::FLOW_LABEL.max(),
+            )?;
         }
         check("BTH TVer", self.bth.tver.into(), bth::TVER.max())?;
         check("BTH DestQP", self.bth.dest_qp.into(), bth::DEST_QP.max())?;
         check("BTH PSN", self.bth.psn.into(), bth::PSN.max())?;
+        check("BTH Resv6", self.bth.resv6.into(), bth::RESV6.max())?;
+        check("BTH Resv7", self.bth.resv7.into(), bth::RESV7.max())?;
         if let Some(a) = self.ext.aeth {
             check("AETH MSN", a.msn.into(), AETH_MSN.max())?;
         }
@@ -105,7 +111,11 @@ impl RoceFrame {
             (Ext::Aeth, self.ext.aeth.is_some(), Layer::Aeth),
             (Ext::ImmDt, self.ext.immdt.is_some(), Layer::ImmDt),
             (Ext::Ieth, self.ext.ieth.is_some(), Layer::Ieth),
-            (Ext::AtomicEth, self.ext.atomic_eth.is_some(), Layer::AtomicEth),
+            (
+                Ext::AtomicEth,
+                self.ext.atomic_eth.is_some(),
+                Layer::AtomicEth,
+            ),
             (
                 Ext::AtomicAckEth,
                 self.ext.atomic_ack_eth.is_some(),
@@ -175,7 +185,7 @@ impl RoceFrame {
         let mut at = b + bth::LAYOUT.len;
         for &h in info.headers {
             self.emit_ext(h, &mut f[at..]);
-            at += h.len();
+            at += h.wire_len();
         }
         f[at..at + self.payload.len()].copy_from_slice(&self.payload);
         // Pad bytes are already zero.
@@ -365,7 +375,11 @@ impl<'a> RocePacket<'a> {
                 if p.next_header != ipv4::PROTO_UDP {
                     return Err(not_udp(Layer::Ipv6, l3, p.next_header));
                 }
-                (IpParsed::V6(p), l3 + 40, l3 + 40 + usize::from(p.payload_len))
+                (
+                    IpParsed::V6(p),
+                    l3 + 40,
+                    l3 + 40 + usize::from(p.payload_len),
+                )
             }
             other => {
                 return Err(Error::unsupported(
@@ -389,18 +403,26 @@ impl<'a> RocePacket<'a> {
                 },
             ));
         }
-        let info = opcode::lookup(bth_repr.opcode)
-            .ok_or(Error::new(Layer::Bth, b, ErrorKind::UnknownOpcode(bth_repr.opcode)))?;
+        let info = opcode::lookup(bth_repr.opcode).ok_or(Error::new(
+            Layer::Bth,
+            b,
+            ErrorKind::UnknownOpcode(bth_repr.opcode),
+        ))?;
         let mut at = b + bth::LAYOUT.len;
         let mut ext = ExtHeaders::default();
         for &h in info.headers {
             let avail = ip_end.saturating_sub(at + icrc::LEN);
-            if avail < h.len() {
-                return Err(Error::truncated(h.layer(), at, h.len() + icrc::LEN, ip_end - at));
+            if avail < h.wire_len() {
+                return Err(Error::truncated(
+                    h.layer(),
+                    at,
+                    h.wire_len() + icrc::LEN,
+                    ip_end - at,
+                ));
             }
-            let buf = &frame[at..at + h.len()];
+            let buf = &frame[at..at + h.wire_len()];
             parse_ext(h, buf, at, &mut ext)?;
-            at += h.len();
+            at += h.wire_len();
         }
         if ip_end < at + icrc::LEN {
             return Err(Error::truncated(Layer::Icrc, at, icrc::LEN, ip_end - at));
@@ -478,7 +500,7 @@ impl<'a> RocePacket<'a> {
     }
 
     /// The description of this frame; building it gives the frame back (without any Ethernet
-    /// padding), provided the UDP checksum is 0 and reserved bits are 0.
+    /// padding), provided the DETH reserved byte is 0.
     pub fn repr(&self) -> RoceFrame {
         RoceFrame {
             eth: self.eth,

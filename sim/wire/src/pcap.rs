@@ -17,7 +17,10 @@ pub const LINKTYPE_ETHERNET: u32 = 1;
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Format {
     /// Classic pcap; `nanos` says whether timestamps are in nanoseconds.
-    Pcap { nanos: bool, big_endian: bool },
+    Pcap {
+        nanos: bool,
+        big_endian: bool,
+    },
     PcapNg,
 }
 
@@ -43,8 +46,15 @@ pub struct Capture {
 /// Why a capture could not be read or written.
 #[derive(Debug)]
 pub enum PcapError {
-    Io { path: PathBuf, source: io::Error },
-    Format { path: PathBuf, offset: usize, what: String },
+    Io {
+        path: PathBuf,
+        source: io::Error,
+    },
+    Format {
+        path: PathBuf,
+        offset: usize,
+        what: String,
+    },
 }
 
 impl fmt::Display for PcapError {
@@ -98,7 +108,10 @@ pub fn read_file(path: impl AsRef<Path>) -> Result<Capture, PcapError> {
 /// Parses a pcap or pcapng file held in memory.
 pub fn parse(bytes: &[u8]) -> Result<Capture, FormatError> {
     if bytes.len() < 4 {
-        return Err(ferr(0, format!("file of {} bytes is too short for a capture", bytes.len())));
+        return Err(ferr(
+            0,
+            format!("file of {} bytes is too short for a capture", bytes.len()),
+        ));
     }
     match [bytes[0], bytes[1], bytes[2], bytes[3]] {
         [0xD4, 0xC3, 0xB2, 0xA1] => parse_pcap(bytes, false, false),
@@ -122,17 +135,28 @@ struct Endian(bool);
 impl Endian {
     fn u16(self, b: &[u8], at: usize) -> u16 {
         let v = [b[at], b[at + 1]];
-        if self.0 { u16::from_be_bytes(v) } else { u16::from_le_bytes(v) }
+        if self.0 {
+            u16::from_be_bytes(v)
+        } else {
+            u16::from_le_bytes(v)
+        }
     }
     fn u32(self, b: &[u8], at: usize) -> u32 {
         let v = [b[at], b[at + 1], b[at + 2], b[at + 3]];
-        if self.0 { u32::from_be_bytes(v) } else { u32::from_le_bytes(v) }
+        if self.0 {
+            u32::from_be_bytes(v)
+        } else {
+            u32::from_le_bytes(v)
+        }
     }
 }
 
 fn parse_pcap(b: &[u8], big: bool, nanos: bool) -> Result<Capture, FormatError> {
     if b.len() < 24 {
-        return Err(ferr(0, format!("pcap header truncated ({} of 24 bytes)", b.len())));
+        return Err(ferr(
+            0,
+            format!("pcap header truncated ({} of 24 bytes)", b.len()),
+        ));
     }
     let e = Endian(big);
     let linktype = e.u32(b, 20) & 0x0FFF_FFFF;
@@ -205,7 +229,10 @@ fn parse_pcapng(b: &[u8]) -> Result<Capture, FormatError> {
     let mut off = 0;
     while off < b.len() {
         if b.len() - off < 12 {
-            return Err(ferr(off, format!("block header truncated ({} bytes left)", b.len() - off)));
+            return Err(ferr(
+                off,
+                format!("block header truncated ({} bytes left)", b.len() - off),
+            ));
         }
         let is_shb = b[off..off + 4] == [0x0A, 0x0D, 0x0D, 0x0A];
         if is_shb {
@@ -224,11 +251,17 @@ fn parse_pcapng(b: &[u8]) -> Result<Capture, FormatError> {
         if b.len() - off < blen {
             return Err(ferr(
                 off,
-                format!("block of {blen} bytes truncated ({} bytes left)", b.len() - off),
+                format!(
+                    "block of {blen} bytes truncated ({} bytes left)",
+                    b.len() - off
+                ),
             ));
         }
         if e.u32(b, off + blen - 4) as usize != blen {
-            return Err(ferr(off + blen - 4, "block's trailing length differs from its leading length"));
+            return Err(ferr(
+                off + blen - 4,
+                "block's trailing length differs from its leading length",
+            ));
         }
         let body = &b[off + 8..off + blen - 4];
         let at = off + 8;
@@ -236,7 +269,12 @@ fn parse_pcapng(b: &[u8]) -> Result<Capture, FormatError> {
             ifaces
                 .get(id)
                 .map(|i| (i.linktype, i.resol))
-                .ok_or_else(|| ferr(at, format!("packet names interface {id}, which is not described")))
+                .ok_or_else(|| {
+                    ferr(
+                        at,
+                        format!("packet names interface {id}, which is not described"),
+                    )
+                })
         };
         match btype {
             1 => {
@@ -276,7 +314,10 @@ fn parse_pcapng(b: &[u8]) -> Result<Capture, FormatError> {
                 let cap = e.u32(body, 12) as usize;
                 let orig = e.u32(body, 16);
                 if body.len() - 20 < cap {
-                    return Err(ferr(at, format!("packet of {cap} bytes overruns its block")));
+                    return Err(ferr(
+                        at,
+                        format!("packet of {cap} bytes overruns its block"),
+                    ));
                 }
                 let (linktype, resol) = iface(id, &ifaces)?;
                 records.push(Record {
@@ -404,7 +445,13 @@ mod tests {
         assert_eq!(c.records[0].data, b"abc");
         let c = parse(&pcap_bytes(false, &frames)).unwrap();
         assert_eq!(c.records[0].ts_ns, 1_700_000_000_123_456_000);
-        assert_eq!(c.format, Format::Pcap { nanos: false, big_endian: false });
+        assert_eq!(
+            c.format,
+            Format::Pcap {
+                nanos: false,
+                big_endian: false
+            }
+        );
     }
 
     #[test]
@@ -438,7 +485,10 @@ mod tests {
         let mut f = block(0x0A0D_0D0A, &shb);
         // Interface 0: default resolution (microseconds). Interface 1: if_tsresol = 9 (ns).
         f.extend(block(1, &[1, 0, 0, 0, 0, 0, 4, 0]));
-        f.extend(block(1, &[1, 0, 0, 0, 0, 0, 4, 0, 9, 0, 1, 0, 9, 0, 0, 0, 0, 0, 0, 0]));
+        f.extend(block(
+            1,
+            &[1, 0, 0, 0, 0, 0, 4, 0, 9, 0, 1, 0, 9, 0, 0, 0, 0, 0, 0, 0],
+        ));
         for (id, ts) in [(0u32, 1_500_000u64), (1, 1_500_000_000)] {
             let mut epb = id.to_le_bytes().to_vec();
             epb.extend_from_slice(&((ts >> 32) as u32).to_le_bytes());

@@ -29,12 +29,19 @@ header_view!(
     }
 );
 
-/// The UDP fields a RoCEv2 frame description carries. The length is derived; the checksum is
-/// sent as 0 (RoCEv2 relies on the ICRC).
+/// The UDP fields a RoCEv2 frame description carries. The length is derived. The checksum is
+/// sent as given: RoCEv2 senders normally send 0 (the ICRC covers the packet and the ICRC masks
+/// this field), but some NICs fill it in, and a received frame is reproduced as it was.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
 pub struct UdpRepr {
     pub src_port: u16,
     pub dst_port: u16,
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub checksum: u16,
+}
+
+fn is_zero(v: &u16) -> bool {
+    *v == 0
 }
 
 /// A parsed UDP header.
@@ -42,7 +49,6 @@ pub struct UdpRepr {
 pub struct UdpParsed {
     pub repr: UdpRepr,
     pub length: u16,
-    pub checksum: u16,
 }
 
 impl UdpRepr {
@@ -65,18 +71,18 @@ impl UdpRepr {
             repr: UdpRepr {
                 src_port: h.src_port(),
                 dst_port: h.dst_port(),
+                checksum: h.checksum(),
             },
             length: h.length(),
-            checksum: h.checksum(),
         })
     }
 
-    /// Writes the header with checksum 0 into `buf` (8 bytes).
+    /// Writes the header into `buf` (8 bytes).
     pub fn emit(&self, buf: &mut [u8], length: u16) {
         let mut h = UdpHeader { buf: &mut buf[..] };
         h.set_src_port(self.src_port);
         h.set_dst_port(self.dst_port);
         h.set_length(length);
-        h.set_checksum(0);
+        h.set_checksum(self.checksum);
     }
 }

@@ -27,7 +27,15 @@ fn eth() -> impl Strategy<Value = EthRepr> {
 
 fn ip() -> impl Strategy<Value = IpRepr> {
     prop_oneof![
-        (any::<u32>(), any::<u32>(), 0u8..64, 0u8..4, any::<u8>(), any::<u16>(), any::<bool>())
+        (
+            any::<u32>(),
+            any::<u32>(),
+            0u8..64,
+            0u8..4,
+            any::<u8>(),
+            any::<u16>(),
+            any::<bool>()
+        )
             .prop_map(|(s, d, dscp, ecn, ttl, ident, df)| IpRepr::V4(Ipv4Repr {
                 src: Ipv4Addr::from(s),
                 dst: Ipv4Addr::from(d),
@@ -37,16 +45,22 @@ fn ip() -> impl Strategy<Value = IpRepr> {
                 ident,
                 dont_frag: df,
             })),
-        (any::<u128>(), any::<u128>(), 0u8..64, 0u8..4, 0u32..(1 << 20), any::<u8>()).prop_map(
-            |(s, d, dscp, ecn, fl, hl)| IpRepr::V6(Ipv6Repr {
+        (
+            any::<u128>(),
+            any::<u128>(),
+            0u8..64,
+            0u8..4,
+            0u32..(1 << 20),
+            any::<u8>()
+        )
+            .prop_map(|(s, d, dscp, ecn, fl, hl)| IpRepr::V6(Ipv6Repr {
                 src: Ipv6Addr::from(s),
                 dst: Ipv6Addr::from(d),
                 dscp,
                 ecn,
                 flow_label: fl,
                 hop_limit: hl,
-            })
-        ),
+            })),
     ]
 }
 
@@ -56,8 +70,9 @@ fn bth(opcode: u8) -> impl Strategy<Value = BthRepr> {
         any::<u16>(),
         0u32..(1 << 24),
         0u32..(1 << 24),
+        (0u8..64, 0u8..128),
     )
-        .prop_map(move |(f, pkey, qp, psn)| BthRepr {
+        .prop_map(move |(f, pkey, qp, psn, resv)| BthRepr {
             opcode,
             solicited: f[0],
             mig_req: f[1],
@@ -68,6 +83,8 @@ fn bth(opcode: u8) -> impl Strategy<Value = BthRepr> {
             dest_qp: qp,
             ack_req: f[4],
             psn,
+            resv6: resv.0,
+            resv7: resv.1,
         })
 }
 
@@ -115,12 +132,12 @@ fn frame() -> impl Strategy<Value = RoceFrame> {
         (
             eth(),
             ip(),
-            any::<u16>(),
+            (any::<u16>(), any::<u16>()),
             bth(op.code),
             ext_values(),
             proptest::collection::vec(any::<u8>(), 0..=max_payload),
         )
-            .prop_map(move |(eth, ip, sport, bth, all, payload)| {
+            .prop_map(move |(eth, ip, (sport, csum), bth, all, payload)| {
                 let keep = |h: Ext| op.has(h);
                 RoceFrame {
                     eth,
@@ -128,6 +145,7 @@ fn frame() -> impl Strategy<Value = RoceFrame> {
                     udp: UdpRepr {
                         src_port: sport,
                         dst_port: 4791,
+                        checksum: csum,
                     },
                     bth,
                     ext: ExtHeaders {
@@ -216,6 +234,7 @@ fn builder_rejects_what_does_not_fit() {
         udp: UdpRepr {
             src_port: 1,
             dst_port: 4791,
+            checksum: 0,
         },
         bth: BthRepr {
             opcode: 0x0A,
@@ -228,6 +247,8 @@ fn builder_rejects_what_does_not_fit() {
             dest_qp: 1 << 24,
             ack_req: false,
             psn: 0,
+            resv6: 0,
+            resv7: 0,
         },
         ext: ExtHeaders::default(),
         payload: vec![1, 2, 3],
@@ -237,9 +258,15 @@ fn builder_rejects_what_does_not_fit() {
         "BTH DestQP = 0x1000000 does not fit (max 0xffffff)"
     );
     f.bth.dest_qp = 1;
-    assert_eq!(f.build().unwrap_err().to_string(), "opcode 0x0a needs a RETH");
+    assert_eq!(
+        f.build().unwrap_err().to_string(),
+        "opcode 0x0a needs a RETH"
+    );
     f.bth.opcode = 0x11;
-    f.ext.aeth = Some(Aeth { syndrome: 0x1F, msn: 0 });
+    f.ext.aeth = Some(Aeth {
+        syndrome: 0x1F,
+        msn: 0,
+    });
     assert_eq!(
         f.build().unwrap_err().to_string(),
         "opcode 0x11 carries no payload (3 bytes given)"
@@ -247,8 +274,14 @@ fn builder_rejects_what_does_not_fit() {
     f.bth.opcode = 0x15;
     assert_eq!(f.build().unwrap_err().to_string(), "unknown opcode 0x15");
     f.bth.opcode = 0x04;
-    assert_eq!(f.build().unwrap_err().to_string(), "opcode 0x04 does not carry a AETH");
+    assert_eq!(
+        f.build().unwrap_err().to_string(),
+        "opcode 0x04 does not carry a AETH"
+    );
     f.ext.aeth = None;
     f.payload = vec![0; 70_000];
-    assert!(matches!(f.build().unwrap_err(), rnic_wire::BuildError::TooLong { .. }));
+    assert!(matches!(
+        f.build().unwrap_err(),
+        rnic_wire::BuildError::TooLong { .. }
+    ));
 }

@@ -1,0 +1,210 @@
+//! The `rnic trace` commands end to end: output format, exit codes, repairs.
+
+mod common;
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use rnic_wire::pcap::{self, PcapWriter};
+
+fn rnic(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rnic"))
+        .args(args)
+        .output()
+        .expect("run rnic")
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+fn last_line(o: &Output) -> String {
+    stdout(o).lines().last().unwrap_or_default().to_owned()
+}
+
+fn tmp(name: &str) -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli");
+    std::fs::create_dir_all(&d).unwrap();
+    d.join(name)
+}
+
+fn write_pcap(path: &Path, frames: &[Vec<u8>]) {
+    let f = std::fs::File::create(path).unwrap();
+    let mut w = PcapWriter::new(f, 1, false).unwrap();
+    for (i, fr) in frames.iter().enumerate() {
+        w.write(1_000_000 * i as u64, fr).unwrap();
+    }
+    w.finish().unwrap();
+}
+
+fn reference_path() -> String {
+    common::golden("scapy_reference.pcap").display().to_string()
+}
+
+#[test]
+fn check_passes_the_reference_trace() {
+    let o = rnic(&["trace", "check", &reference_path()]);
+    assert_eq!(o.status.code(), Some(0), "{}", stdout(&o));
+    assert_eq!(last_line(&o), "frames=536 roce=536 icrc_ok=536 icrc_bad=0");
+}
+
+#[test]
+fn check_fails_on_a_flipped_bit_and_fix_repairs_it() {
+    let (_, frames) = common::scapy_reference();
+    let mut bad = frames[..10].to_vec();
+    let n = bad[4].len();
+    bad[4][n - 8] ^= 0x04; // a payload byte of frame 5
+    let in_path = tmp("flipped.pcap");
+    write_pcap(&in_path, &bad);
+    let o = rnic(&["trace", "check", in_path.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(last_line(&o), "frames=10 roce=10 icrc_ok=9 icrc_bad=1");
+    assert!(stdout(&o).contains("#5: "), "{}", stdout(&o));
+    assert!(stdout(&o).contains("icrc=BAD(wire "), "{}", stdout(&o));
+
+    let out_path = tmp("fixed.pcap");
+    let o = rnic(&[
+        "trace",
+        "fix",
+        in_path.to_str().unwrap(),
+        out_path.to_str().unwrap(),
+    ]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(
+        last_line(&o),
+        "frames=10 roce=10 icrc_changed=1 ipv4_checksum_changed=0 unfixable=0"
+    );
+    let o = rnic(&["trace", "check", out_path.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(0));
+    // Only frame 5 changed, and only in its ICRC; the flipped payload bit stays.
+    let fixed = pcap::read_file(&out_path).unwrap();
+    for (i, r) in fixed.records.iter().enumerate() {
+        if i == 4 {
+            assert_eq!(r.data[..n - 4], bad[4][..n - 4]);
+            assert_ne!(r.data[n - 4..], bad[4][n - 4..]);
+        } else {
+            assert_eq!(r.data, bad[i]);
+        }
+    }
+}
+
+#[test]
+fn check_fails_on_a_bad_ipv4_checksum() {
+    let (m, frames) = common::scapy_reference();
+    let i = m
+        .frames
+        .iter()
+        .position(|e| matches!(e.desc.ip, rnic_wire::IpRepr::V4(_)) && e.desc.eth.vlan.is_none())
+        .unwrap();
+    let mut f = frames[i].clone();
+    f[14 + 10] ^= 0xFF; // the header checksum; the ICRC masks it
+    let p = tmp("ipcsum.pcap");
+    write_pcap(&p, &[f]);
+    let o = rnic(&["trace", "check", p.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert!(stdout(&o).contains("ipv4_checksum=BAD"), "{}", stdout(&o));
+    assert_eq!(last_line(&o), "frames=1 roce=1 icrc_ok=1 icrc_bad=0");
+}
+
+#[test]
+fn unreadable_inputs_exit_2_naming_the_file() {
+    let missing = tmp("does-not-exist.pcap");
+    let o = rnic(&["trace", "check", missing.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("does-not-exist.pcap") && err.contains("No such file"),
+        "{err}"
+    );
+
+    let garbage = tmp("garbage.pcap");
+    std::fs::write(&garbage, b"this is not a capture").unwrap();
+    let o = rnic(&[
+        "trace",
+        "check",
+        garbage.to_str().unwrap(),
+        &reference_path(),
+    ]);
+    assert_eq!(o.status.code(), Some(2));
+    let err = String::from_utf8_lossy(&o.stderr);
+    assert!(
+        err.contains("garbage.pcap: at byte 0: not a pcap or pcapng file"),
+        "{err}"
+    );
+    // The readable file is still checked and counted.
+    assert_eq!(last_line(&o), "frames=536 roce=536 icrc_ok=536 icrc_bad=0");
+
+    let o = rnic(&["trace", "show", garbage.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+}
+
+#[test]
+fn roce_port_option_adds_a_port() {
+    let (m, _) = common::scapy_reference();
+    let mut d = m.frames[0].desc.clone();
+    d.udp.dst_port = 5000;
+    let p = tmp("port5000.pcap");
+    write_pcap(&p, &[d.build().unwrap()]);
+    let o = rnic(&["trace", "check", p.to_str().unwrap()]);
+    assert_eq!(last_line(&o), "frames=1 roce=0 icrc_ok=0 icrc_bad=0");
+    let o = rnic(&["trace", "check", "--roce-port", "5000", p.to_str().unwrap()]);
+    assert_eq!(last_line(&o), "frames=1 roce=1 icrc_ok=1 icrc_bad=0");
+    let o = rnic(&["trace", "show", p.to_str().unwrap()]);
+    assert!(stdout(&o).contains(":5000 len="), "{}", stdout(&o));
+}
+
+#[test]
+fn show_json_gives_the_description_of_every_frame() {
+    let (m, _) = common::scapy_reference();
+    let o = rnic(&["trace", "show", "--json", &reference_path()]);
+    assert_eq!(o.status.code(), Some(0));
+    let lines: Vec<serde_json::Value> = stdout(&o)
+        .lines()
+        .map(|l| serde_json::from_str(l).expect("JSON line"))
+        .collect();
+    assert_eq!(lines.len(), m.frames.len());
+    for (v, e) in lines.iter().zip(&m.frames) {
+        assert_eq!(v["kind"], "roce");
+        assert_eq!(v["icrc"], "ok");
+        let desc: rnic_wire::RoceFrame = serde_json::from_value(v["desc"].clone()).unwrap();
+        assert_eq!(desc, e.desc, "{}", e.name);
+    }
+}
+
+#[test]
+fn show_text_names_opcodes_and_summarises_other_frames() {
+    let (m, frames) = common::scapy_reference();
+    // An ARP request (10.0.0.1 asks for 10.0.0.2), built by hand.
+    let mut arp = vec![0xFF; 6];
+    arp.extend([2, 0, 0, 0, 0, 1, 0x08, 0x06]);
+    arp.extend([0, 1, 8, 0, 6, 4, 0, 1, 2, 0, 0, 0, 0, 1, 10, 0, 0, 1]);
+    arp.extend([0, 0, 0, 0, 0, 0, 10, 0, 0, 2]);
+    let cnp = m
+        .frames
+        .iter()
+        .position(|e| e.desc.bth.opcode == 0x81)
+        .unwrap();
+    let p = tmp("mixed.pcap");
+    write_pcap(&p, &[arp, frames[cnp].clone(), frames[0].clone()]);
+    let o = rnic(&["trace", "show", p.to_str().unwrap()]);
+    let out = stdout(&o);
+    let lines: Vec<&str> = out.lines().collect();
+    assert_eq!(lines.len(), 3, "{out}");
+    assert!(
+        lines[0].contains("eth/arp") && lines[0].contains("ARP who-has 10.0.0.2 tell 10.0.0.1")
+    );
+    assert!(
+        lines[1].contains(" CNP ") && lines[1].contains("BECN") && lines[1].ends_with("icrc=ok")
+    );
+    let qp = format!("qp={:#08x}", m.frames[0].desc.bth.dest_qp);
+    assert!(
+        lines[2].contains("RC_SEND_FIRST") && lines[2].contains(&qp),
+        "{}",
+        lines[2]
+    );
+}
