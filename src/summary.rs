@@ -16,6 +16,12 @@ fn be16(b: &[u8], at: usize) -> Option<u16> {
 
 /// Summarises any Ethernet frame without judging it; truncated headers are said so.
 pub fn summarize(frame: &[u8]) -> Summary {
+    if let Some(len) = be16(frame, 12).filter(|&t| t < 0x0600) {
+        return Summary {
+            layers: "eth/802.3".into(),
+            text: format!("IEEE 802.3 frame with LLC, length {len}"),
+        };
+    }
     let e = match EthRepr::parse(frame) {
         Ok(e) => e,
         Err(err) => {

@@ -177,7 +177,7 @@ fn roce_line(p: &RocePacket, out: &mut String) {
     let b = &p.bth;
     let _ = write!(
         out,
-        "{layers:<22} {:<33} qp={:#08x} psn={:<8}",
+        "{layers:<26} {:<33} qp={:#08x} psn={:<8}",
         p.opcode.to_string(),
         b.dest_qp,
         b.psn
@@ -245,7 +245,7 @@ fn show_text(out: &mut impl Write, n: usize, t: f64, a: &Analysis) -> io::Result
             match packet.as_ref() {
                 Ok(p) => roce_line(p, &mut line),
                 Err(e) => {
-                    let _ = write!(line, "{:<22} MALFORMED: {e}", "eth/ip/udp/bth");
+                    let _ = write!(line, "{:<26} MALFORMED: {e}", "eth/ip/udp/bth");
                 }
             }
             let _ = write!(line, " {}", icrc.text());
@@ -254,7 +254,7 @@ fn show_text(out: &mut impl Write, n: usize, t: f64, a: &Analysis) -> io::Result
             }
         }
         Analysis::Other(s) => {
-            let _ = write!(line, "{:<22} {}", s.layers, s.text);
+            let _ = write!(line, "{:<26} {}", s.layers, s.text);
         }
         Analysis::OtherLink(l) => {
             let _ = write!(line, "link type {l} (not Ethernet): not decoded");
