@@ -30,12 +30,18 @@ pub struct BenchArgs {
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
 pub enum What {
     All,
+    /// Software ICRC against plain crc32fast.
     Icrc,
+    /// Network simulator: 16:1 incast at 100 Gb/s over 10 ms of simulated time.
+    Net,
 }
 
 pub fn run(args: &BenchArgs) -> Result<ExitCode> {
-    match args.what {
-        What::All | What::Icrc => bench_icrc(args.payload, args.rounds)?,
+    if matches!(args.what, What::All | What::Icrc) {
+        bench_icrc(args.payload, args.rounds)?;
+    }
+    if matches!(args.what, What::All | What::Net) {
+        rnic_netsim::cli::bench_net()?;
     }
     Ok(ExitCode::SUCCESS)
 }

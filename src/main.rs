@@ -22,8 +22,19 @@ enum Cmd {
     /// Decode, check and repair RoCEv2 packet captures (pcap, pcapng).
     #[command(subcommand)]
     Trace(TraceCmd),
+    /// Run simulations: the network simulator with DCQCN.
+    #[command(subcommand)]
+    Sim(SimCmd),
     /// Measure performance figures.
     Bench(bench::BenchArgs),
+}
+
+#[derive(Subcommand)]
+enum SimCmd {
+    /// Packet-level network scenario with DCQCN senders, an ECN-marking switch and CNPs.
+    Net(rnic_netsim::cli::NetArgs),
+    /// Apply a timed list of events to one DCQCN reaction point; print its state as CSV.
+    Dcqcn(rnic_netsim::cli::DcqcnArgs),
 }
 
 #[derive(Subcommand)]
@@ -65,6 +76,10 @@ fn main() -> ExitCode {
             input,
             output,
         }) => trace::fix(&opts, &input, &output),
+        Cmd::Sim(SimCmd::Net(args)) => rnic_netsim::cli::run_net(&args).map(|()| ExitCode::SUCCESS),
+        Cmd::Sim(SimCmd::Dcqcn(args)) => {
+            rnic_netsim::cli::run_dcqcn(&args).map(|()| ExitCode::SUCCESS)
+        }
         Cmd::Bench(args) => bench::run(&args),
     };
     match result {

@@ -7,6 +7,7 @@
 //! significant byte first. Only the masked headers (at most 68 bytes) are copied; the rest of the
 //! packet is fed to the CRC where it lies.
 
+use crate::field::Field;
 use crate::{Error, ErrorKind, Layer, bth, ipv4, ipv6, udp};
 
 /// ICRC trailer length.
@@ -17,6 +18,36 @@ pub const SEED_AFTER_LRH: u32 = 0xDEBB_20E3;
 
 /// Longest masked prefix: LRH stand-in, IPv6 header, UDP header, BTH.
 const MAX_PREFIX: usize = 8 + 40 + 8 + 12;
+
+/// The fields the ICRC sets to all ones in an IPv4 packet, as (offset of their header from the
+/// IP header, field). The software ICRC and the hardware engine both take them from here.
+pub const IPV4_MASKED: [(usize, Field); 8] = [
+    (0, ipv4::DSCP),
+    (0, ipv4::ECN),
+    (0, ipv4::TTL),
+    (0, ipv4::CHECKSUM),
+    (20, udp::CHECKSUM),
+    (28, bth::FECN),
+    (28, bth::BECN),
+    (28, bth::RESV6),
+];
+
+/// The same for IPv6: traffic class, flow label, hop limit, UDP checksum, BTH byte 4.
+pub const IPV6_MASKED: [(usize, Field); 8] = [
+    (0, ipv6::DSCP),
+    (0, ipv6::ECN),
+    (0, ipv6::FLOW_LABEL),
+    (0, ipv6::HOP_LIMIT),
+    (40, udp::CHECKSUM),
+    (48, bth::FECN),
+    (48, bth::BECN),
+    (48, bth::RESV6),
+];
+
+/// The masked fields for an IPv4 (`v6` false) or IPv6 packet.
+pub fn masked_fields(v6: bool) -> &'static [(usize, Field); 8] {
+    if v6 { &IPV6_MASKED } else { &IPV4_MASKED }
+}
 
 /// Computes the ICRC of an IP packet that starts at `ip` and ends with its 4-byte ICRC (the IP
 /// length exactly; Ethernet padding must already be cut off). `offset` is the packet's position
@@ -57,22 +88,9 @@ pub fn compute(ip: &[u8], offset: usize) -> Result<u32, Error> {
     let mut prefix = [0xFFu8; MAX_PREFIX];
     let masked = &mut prefix[8..8 + headers];
     masked.copy_from_slice(&ip[..headers]);
-    if ip_len == ipv4::LAYOUT.len {
-        masked[1] = 0xFF; // TOS: DSCP and ECN
-        masked[8] = 0xFF; // TTL
-        masked[10] = 0xFF; // header checksum
-        masked[11] = 0xFF;
-    } else {
-        masked[0] |= 0x0F; // traffic class (high nibble) ...
-        masked[1] = 0xFF; // ... traffic class (low nibble) and flow label
-        masked[2] = 0xFF;
-        masked[3] = 0xFF;
-        masked[7] = 0xFF; // hop limit
+    for &(start, field) in masked_fields(ip_len == ipv6::LAYOUT.len) {
+        field.set(&mut masked[start..], field.max());
     }
-    let u = ip_len;
-    masked[u + 6] = 0xFF; // UDP checksum
-    masked[u + 7] = 0xFF;
-    masked[u + udp::LAYOUT.len + bth::ICRC_MASKED_BYTE] = 0xFF;
     let mut h = crc32fast::Hasher::new();
     h.update(&prefix[..8 + headers]);
     h.update(&ip[headers..ip.len() - LEN]);
@@ -96,6 +114,50 @@ pub fn fill(ip: &mut [u8], offset: usize) -> Result<u32, Error> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The masked bytes, hand-listed from roce-wire.md, against the field tables.
+    #[test]
+    fn masked_fields_are_the_documented_bytes() {
+        for (v6, want) in [
+            (
+                false,
+                vec![
+                    (1, 0xFF),
+                    (8, 0xFF),
+                    (10, 0xFF),
+                    (11, 0xFF),
+                    (26, 0xFF),
+                    (27, 0xFF),
+                    (32, 0xFF),
+                ],
+            ),
+            (
+                true,
+                vec![
+                    (0, 0x0F),
+                    (1, 0xFF),
+                    (2, 0xFF),
+                    (3, 0xFF),
+                    (7, 0xFF),
+                    (46, 0xFF),
+                    (47, 0xFF),
+                    (52, 0xFF),
+                ],
+            ),
+        ] {
+            let mut m = [0u8; 60];
+            for &(at, f) in masked_fields(v6) {
+                f.set(&mut m[at..], f.max());
+            }
+            let got: Vec<(usize, u8)> = m
+                .iter()
+                .enumerate()
+                .filter(|(_, b)| **b != 0)
+                .map(|(i, b)| (i, *b))
+                .collect();
+            assert_eq!(got, want, "v6={v6}");
+        }
+    }
 
     #[test]
     fn seed_matches_soft_roce() {
