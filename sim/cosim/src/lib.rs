@@ -1,0 +1,9 @@
+//! Co-simulation of the rnic hardware: the Verilator bridge ([`verilated`]), the stream models
+//! ([`axis`]), the lock-step harness ([`lockstep`]) that runs a module in rust-hdl's simulator
+//! and in Verilator side by side, and drivers for the modules ([`icrc`]).
+
+pub mod axis;
+pub mod dut;
+pub mod icrc;
+pub mod lockstep;
+pub mod verilated;
