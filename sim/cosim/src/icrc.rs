@@ -131,15 +131,28 @@ pub fn random_frame(rng: &mut Rng, max_payload: usize) -> RoceFrame {
     }
 }
 
+/// A payload cap drawn from tiers: mostly small frames, some MTU-sized, some jumbo (up to the
+/// 9000-byte IP MTU).
+pub fn size_tier(rng: &mut Rng) -> usize {
+    match rng.below(10) {
+        0..=6 => 256,
+        7..=8 => 1500,
+        _ => 9000,
+    }
+}
+
 /// A mix for the RX engine: RoCEv2 frames (some with a flipped bit, some cut short, some
 /// MAC-padded), and frames that are not RoCEv2 (ARP, UDP to another port). Returns frames with
-/// the MAC error flag.
+/// the MAC error flag. `max_payload` 0 draws each frame's cap from [`size_tier`].
 pub fn rx_mix(rng: &mut Rng, n: usize, max_payload: usize) -> Vec<(Vec<u8>, u64)> {
     (0..n)
         .map(|i| {
-            let mut f = random_frame(rng, max_payload)
-                .build()
-                .expect("valid description");
+            let cap = if max_payload == 0 {
+                size_tier(rng)
+            } else {
+                max_payload
+            };
+            let mut f = random_frame(rng, cap).build().expect("valid description");
             let roll = rng.below(100);
             match roll {
                 0..=9 => {
