@@ -214,7 +214,7 @@ fn real_captures_pass_rx() {
 fn masked_bytes(frame: &[u8]) -> Vec<usize> {
     let loc = locate(frame, &[4791]).unwrap();
     let v6 = frame[loc.ip_offset] >> 4 == 6;
-    let mut m = vec![0u8; 64];
+    let mut m = [0u8; 64];
     for &(at, f) in icrc::masked_fields(v6) {
         f.set(&mut m[at..], f.max());
     }
