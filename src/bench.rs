@@ -34,11 +34,16 @@ pub enum What {
     Icrc,
     /// Network simulator: 16:1 incast at 100 Gb/s over 10 ms of simulated time.
     Net,
+    /// The hardware ICRC engine: Verilator against rust-hdl's simulate() loop, bytes per cycle.
+    IcrcHw,
 }
 
 pub fn run(args: &BenchArgs) -> Result<ExitCode> {
     if matches!(args.what, What::All | What::Icrc) {
         bench_icrc(args.payload, args.rounds)?;
+    }
+    if matches!(args.what, What::All | What::IcrcHw) {
+        bench_icrc_hw()?;
     }
     if matches!(args.what, What::All | What::Net) {
         rnic_netsim::cli::bench_net()?;
@@ -153,6 +158,80 @@ fn bench_icrc(payload: usize, rounds: u32) -> Result<()> {
     println!(
         "icrc_vs_crc32fast_ratio={:.3}",
         t_plain.as_secs_f64() / t_icrc.as_secs_f64()
+    );
+    Ok(())
+}
+
+/// The ICRC engine: simulation speed in both simulators on the same back-to-back frames, and
+/// the bytes per cycle it sustains.
+fn bench_icrc_hw() -> Result<()> {
+    use rnic_cosim::axis::Rng;
+    use rnic_cosim::dut::{HdlDut, VerilatedDut};
+    use rnic_cosim::icrc::{random_frame, size_tier};
+    use rnic_cosim::lockstep::{Stimulus, run_one};
+    use rnic_hw::icrc_engine::{IcrcEngine, Mode};
+
+    let mut rng = Rng::new(0xBE4C);
+    let full: Vec<Vec<u8>> = (0..400)
+        .map(|_| {
+            let cap = size_tier(&mut rng);
+            random_frame(&mut rng, cap).build().expect("valid")
+        })
+        .collect();
+    let stim = |frames: Vec<(Vec<u8>, u64)>| Stimulus {
+        frames,
+        seed: 1,
+        idle: 0.0,
+        stall: 0.0,
+    };
+    let rx = stim(full.iter().map(|f| (f.clone(), 0)).collect());
+    let tx = stim(
+        full.iter()
+            .map(|f| (f[..f.len() - 4].to_vec(), 0))
+            .collect(),
+    );
+
+    let mut v = VerilatedDut::new("icrc_rx").map_err(anyhow::Error::msg)?;
+    let t = Instant::now();
+    let r = run_one(&mut v, &rx);
+    let v_cps = r.cycles as f64 / t.elapsed().as_secs_f64();
+
+    // rust-hdl is slower: the first 100 frames.
+    let small = stim(rx.frames[..100].to_vec());
+    let mut h = HdlDut::new(IcrcEngine::new(Mode::Rx));
+    let t = Instant::now();
+    let rh = run_one(&mut h, &small);
+    let h_cps = rh.cycles as f64 / t.elapsed().as_secs_f64();
+
+    let mut vt = VerilatedDut::new("icrc_tx").map_err(anyhow::Error::msg)?;
+    let rt = run_one(&mut vt, &tx);
+
+    println!(
+        "icrc-hw: {} frames, {} bytes, back to back",
+        rx.frames.len(),
+        r.in_bytes
+    );
+    println!("verilator  {:>12.0} cycles/s", v_cps);
+    println!("rust-hdl   {:>12.0} cycles/s (simulate() loop)", h_cps);
+    println!("verilator_vs_rust_hdl_ratio={:.1}", v_cps / h_cps);
+    let beats = |s: &Stimulus| -> u64 {
+        s.frames
+            .iter()
+            .map(|(f, _)| f.len().div_ceil(8) as u64)
+            .sum()
+    };
+    println!(
+        "rx: {} input beats in {} cycles: bytes_per_cycle={:.3} (ideal {:.3}: 8 except last beats)",
+        beats(&rx),
+        r.in_cycles,
+        r.in_bytes as f64 / r.in_cycles as f64,
+        r.in_bytes as f64 / beats(&rx) as f64
+    );
+    println!(
+        "tx: {} input beats in {} cycles: bytes_per_cycle={:.3} (a frame whose ICRC needs one more beat holds the input a cycle)",
+        beats(&tx),
+        rt.in_cycles,
+        rt.in_bytes as f64 / rt.in_cycles as f64
     );
     Ok(())
 }

@@ -1,5 +1,6 @@
 //! The `rnic` command-line tool's commands, as a library so that tests can drive them.
 
 pub mod bench;
+pub mod sim;
 pub mod summary;
 pub mod trace;

@@ -31,6 +31,8 @@ enum Cmd {
 
 #[derive(Subcommand)]
 enum SimCmd {
+    /// Run a capture through the hardware ICRC checker (the RX engine) under Verilator.
+    Icrc(rnic::sim::SimIcrcArgs),
     /// Packet-level network scenario with DCQCN senders, an ECN-marking switch and CNPs.
     Net(rnic_netsim::cli::NetArgs),
     /// Apply a timed list of events to one DCQCN reaction point; print its state as CSV.
@@ -76,6 +78,7 @@ fn main() -> ExitCode {
             input,
             output,
         }) => trace::fix(&opts, &input, &output),
+        Cmd::Sim(SimCmd::Icrc(args)) => rnic::sim::run(&args),
         Cmd::Sim(SimCmd::Net(args)) => rnic_netsim::cli::run_net(&args).map(|()| ExitCode::SUCCESS),
         Cmd::Sim(SimCmd::Dcqcn(args)) => {
             rnic_netsim::cli::run_dcqcn(&args).map(|()| ExitCode::SUCCESS)

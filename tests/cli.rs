@@ -208,3 +208,49 @@ fn show_text_names_opcodes_and_summarises_other_frames() {
         lines[2]
     );
 }
+
+#[test]
+fn sim_icrc_runs_the_hardware_checker() {
+    let o = rnic(&["sim", "icrc", &reference_path()]);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(last_line(&o), "frames=536 roce=536 icrc_ok=536 icrc_bad=0");
+
+    // A flipped payload bit and an ARP frame: one bad, one not RoCEv2.
+    let (_, frames) = common::scapy_reference();
+    let mut bad = frames[3].clone();
+    let n = bad.len();
+    bad[n - 6] ^= 0x10;
+    let mut arp = vec![0xFF; 6];
+    arp.extend([2, 0, 0, 0, 0, 1, 0x08, 0x06]);
+    arp.extend([0u8; 46]);
+    let p = tmp("sim_icrc_bad.pcap");
+    write_pcap(&p, &[frames[0].clone(), bad, arp]);
+    let wave = tmp("sim_icrc.vcd");
+    let _ = std::fs::remove_file(&wave);
+    let o = rnic(&[
+        "sim",
+        "icrc",
+        "--verbose",
+        "--vcd",
+        wave.to_str().unwrap(),
+        p.to_str().unwrap(),
+    ]);
+    assert_eq!(o.status.code(), Some(1));
+    let out = stdout(&o);
+    assert!(
+        out.contains("#2 len=") && out.contains("roce icrc=BAD"),
+        "{out}"
+    );
+    assert!(out.contains("#3 len=60 not RoCEv2"), "{out}");
+    assert_eq!(last_line(&o), "frames=3 roce=2 icrc_ok=1 icrc_bad=1");
+    assert!(std::fs::metadata(&wave).is_ok_and(|m| m.len() > 1000));
+
+    let o = rnic(&["sim", "icrc", tmp("missing.pcap").to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&o.stderr).contains("missing.pcap"));
+}

@@ -49,6 +49,10 @@ pub struct RunResult {
     pub beats_out: usize,
     /// Output protocol problems (tkeep holes).
     pub errors: Vec<String>,
+    /// Cycles from the first input beat taken to the last, inclusive.
+    pub in_cycles: u64,
+    /// Payload bytes taken at the input (tkeep counted).
+    pub in_bytes: u64,
 }
 
 const RESET_CYCLES: u64 = 2;
@@ -87,6 +91,7 @@ fn drive<A: AxisDut, B: AxisDut>(
     let limit = drain_limit(s, src.total_beats());
     let want_frames = s.frames.len();
     let mut cycle = 0u64;
+    let (mut first_in, mut last_in, mut in_bytes) = (None, 0u64, 0u64);
     loop {
         let mut i = AxisIn {
             reset: cycle < RESET_CYCLES,
@@ -111,6 +116,11 @@ fn drive<A: AxisDut, B: AxisDut>(
                 }
             }
         }
+        if !i.reset && i.tvalid && oa.s_tready {
+            first_in.get_or_insert(cycle);
+            last_in = cycle;
+            in_bytes += u64::from(i.tkeep.count_ones());
+        }
         if !i.reset {
             src.after(&i, &oa);
             sink.after(cycle, &i, &oa);
@@ -130,5 +140,7 @@ fn drive<A: AxisDut, B: AxisDut>(
         beats_in: src.total_beats(),
         beats_out: sink.beats,
         errors: sink.errors,
+        in_cycles: first_in.map_or(0, |f| last_in - f + 1),
+        in_bytes,
     })
 }

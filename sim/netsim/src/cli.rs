@@ -25,8 +25,8 @@ fn parse_profile(s: &str) -> Result<Profile, String> {
 #[derive(clap::Args, Debug, Clone)]
 #[command(after_help = scenario_help())]
 pub struct NetArgs {
-    /// Scenario: two-flow, incast, red-vs-cutoff or slow-vs-fast.
-    #[arg(long)]
+    /// Scenario: two-flow (the default), incast, red-vs-cutoff or slow-vs-fast.
+    #[arg(long, default_value = "two-flow")]
     pub scenario: String,
     /// DCQCN parameter profile: paper (default) or nvidia.
     #[arg(long, default_value = "paper", value_parser = parse_profile)]
