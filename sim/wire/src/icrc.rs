@@ -91,11 +91,44 @@ pub fn compute(ip: &[u8], offset: usize) -> Result<u32, Error> {
     for &(start, field) in masked_fields(ip_len == ipv6::LAYOUT.len) {
         field.set(&mut masked[start..], field.max());
     }
-    let mut h = crc32fast::Hasher::new();
-    h.update(&prefix[..8 + headers]);
+    // The first bytes never vary once the version and IHL are checked: start from their CRC.
+    let (skip, seed, fixed) = if ip_len == ipv4::LAYOUT.len {
+        (10, V4_SEED, &V4_FIXED[..])
+    } else {
+        (12, V6_SEED, &V6_FIXED[..])
+    };
+    debug_assert_eq!(&prefix[..skip], fixed);
+    let mut h = crc32fast::Hasher::new_with_initial(seed);
+    h.update(&prefix[skip..8 + headers]);
     h.update(&ip[headers..ip.len() - LEN]);
     Ok(h.finalize())
 }
+
+/// CRC-32 of `bytes` (zlib's value), at compile time.
+const fn crc32_of(bytes: &[u8]) -> u32 {
+    let mut r = !0u32;
+    let mut i = 0;
+    while i < bytes.len() {
+        r ^= bytes[i] as u32;
+        let mut k = 0;
+        while k < 8 {
+            r = (r >> 1) ^ (0xEDB8_8320 & (r & 1).wrapping_neg());
+            k += 1;
+        }
+        i += 1;
+    }
+    !r
+}
+
+/// The ICRC input's first bytes that never vary: the LRH stand-in, then IPv4's version/IHL
+/// (0x45, checked) and masked TOS, or IPv6's version with the masked traffic class and flow
+/// label.
+const V4_FIXED: [u8; 10] = [0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x45, 0xFF];
+const V6_FIXED: [u8; 12] = [
+    0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0xFF, 0x6F, 0xFF, 0xFF, 0xFF,
+];
+const V4_SEED: u32 = crc32_of(&V4_FIXED);
+const V6_SEED: u32 = crc32_of(&V6_FIXED);
 
 /// The ICRC carried in the last 4 bytes of the IP packet.
 pub fn wire(ip: &[u8]) -> Option<u32> {
@@ -157,6 +190,14 @@ mod tests {
                 .collect();
             assert_eq!(got, want, "v6={v6}");
         }
+    }
+
+    #[test]
+    fn fixed_prefix_seeds_continue_like_crc32fast() {
+        let mut h = crc32fast::Hasher::new_with_initial(crc32_of(b"RoCE"));
+        h.update(b"v2");
+        assert_eq!(h.finalize(), crc32fast::hash(b"RoCEv2"));
+        assert_eq!(V4_SEED, crc32fast::hash(&V4_FIXED));
     }
 
     #[test]
