@@ -36,6 +36,8 @@ pub enum What {
     Net,
     /// The hardware ICRC engine: Verilator against rust-hdl's simulate() loop, bytes per cycle.
     IcrcHw,
+    /// The hardware receive parser under Verilator: bytes per cycle, cycles per second.
+    Packet,
 }
 
 pub fn run(args: &BenchArgs) -> Result<ExitCode> {
@@ -44,6 +46,9 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode> {
     }
     if matches!(args.what, What::All | What::IcrcHw) {
         bench_icrc_hw()?;
+    }
+    if matches!(args.what, What::All | What::Packet) {
+        crate::packet_cli::bench_packet()?;
     }
     if matches!(args.what, What::All | What::Net) {
         rnic_netsim::cli::bench_net()?;

@@ -1,6 +1,8 @@
 //! The `rnic` command-line tool's commands, as a library so that tests can drive them.
 
 pub mod bench;
+pub mod fpga;
+pub mod packet_cli;
 pub mod sim;
 pub mod summary;
 pub mod trace;

@@ -22,9 +22,16 @@ enum Cmd {
     /// Decode, check and repair RoCEv2 packet captures (pcap, pcapng).
     #[command(subcommand)]
     Trace(TraceCmd),
-    /// Run simulations: the network simulator with DCQCN.
+    /// Run simulations: the hardware under Verilator, the network simulator with DCQCN.
     #[command(subcommand)]
     Sim(SimCmd),
+    /// Write the Verilog of a hardware top.
+    Gen(rnic::packet_cli::GenArgs),
+    /// Build a bitstream for a board (yosys, nextpnr-ecp5, ecppack) with a resource and timing
+    /// report, or synthesize and place the core alone.
+    Build(rnic::fpga::BuildArgs),
+    /// Load a bitstream onto a board with openFPGALoader.
+    Flash(rnic::fpga::FlashArgs),
     /// Measure performance figures.
     Bench(bench::BenchArgs),
 }
@@ -33,6 +40,9 @@ enum Cmd {
 enum SimCmd {
     /// Run a capture through the hardware ICRC checker (the RX engine) under Verilator.
     Icrc(rnic::sim::SimIcrcArgs),
+    /// Run a capture through the hardware receive parser under Verilator: header channel,
+    /// payload, bypass, drop counters.
+    Rx(rnic::packet_cli::SimRxArgs),
     /// Packet-level network scenario with DCQCN senders, an ECN-marking switch and CNPs.
     Net(rnic_netsim::cli::NetArgs),
     /// Apply a timed list of events to one DCQCN reaction point; print its state as CSV.
@@ -79,6 +89,10 @@ fn main() -> ExitCode {
             output,
         }) => trace::fix(&opts, &input, &output),
         Cmd::Sim(SimCmd::Icrc(args)) => rnic::sim::run(&args),
+        Cmd::Sim(SimCmd::Rx(args)) => rnic::packet_cli::run_sim_rx(&args),
+        Cmd::Gen(args) => rnic::packet_cli::run_gen(&args),
+        Cmd::Build(args) => rnic::fpga::run_build(&args),
+        Cmd::Flash(args) => rnic::fpga::run_flash(&args),
         Cmd::Sim(SimCmd::Net(args)) => rnic_netsim::cli::run_net(&args).map(|()| ExitCode::SUCCESS),
         Cmd::Sim(SimCmd::Dcqcn(args)) => {
             rnic_netsim::cli::run_dcqcn(&args).map(|()| ExitCode::SUCCESS)

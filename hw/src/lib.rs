@@ -3,6 +3,22 @@
 //! Coding rules for every module here: `hw/RULES.md`. Every module has a top in [`tops`] and
 //! runs in lock-step against its Verilog under Verilator (`sim/cosim`).
 
+pub mod board_top;
+pub mod cdc;
+pub mod commit_fifo;
+pub mod core_slot;
 pub mod crc32;
+pub mod ecp5_prims;
+pub mod frame_fifo;
+pub mod header_channel;
+pub mod header_extract;
 pub mod icrc_engine;
+pub mod mac_rx;
+pub mod mac_tx;
+pub mod reset_sync;
+pub mod rgmii_io;
+pub mod rgmii_mac;
+pub mod rx_parser;
+pub mod status_leds;
 pub mod tops;
+pub mod width_conv;

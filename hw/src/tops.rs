@@ -29,4 +29,22 @@ pub const TOPS: &[Top] = &[
         name: "icrc_tx",
         verilog: || verilog_of(IcrcEngine::new(Mode::Tx)),
     },
+    // The RGMII MAC with its 64-bit streams (ECP5 DDR cells as simulation models).
+    Top {
+        name: "rgmii_mac",
+        verilog: crate::board_top::mac_verilog,
+    },
+    // A whole board top (one LED, 25 MHz in), to prove it verilates with the cell models.
+    Top {
+        name: "board_1led",
+        verilog: || {
+            let pll = crate::ecp5_prims::PllConfig::new(25.0, 100.0).expect("PLL");
+            crate::board_top::board_verilog(pll, 1).expect("board top")
+        },
+    },
+    // The RoCEv2 receive parser (ICRC check, header channel, payload, bypass, drop counters).
+    Top {
+        name: "rx_parser",
+        verilog: || verilog_of(crate::rx_parser::RxParser::new()),
+    },
 ];

@@ -6,4 +6,7 @@ pub mod axis;
 pub mod dut;
 pub mod icrc;
 pub mod lockstep;
+pub mod mac;
+pub mod packet_dut;
+pub mod rx_model;
 pub mod verilated;

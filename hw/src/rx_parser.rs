@@ -1,0 +1,969 @@
+//! The RoCEv2 receive parser: a 64-bit AXI-Stream of Ethernet frames from the MAC (no FCS) in;
+//! a header channel, a payload stream and a bypass stream out; drop counters.
+//!
+//! # What it accepts
+//! Ethernet II with at most one 802.1Q tag; IPv4 (version 4, IHL 5, header checksum verified,
+//! no fragments) or IPv6 (next header UDP); UDP destination port 4791; the BTH; the extension
+//! headers the opcode calls for (from `rnic_wire::opcode::OPCODES`); the CNP. The IP length
+//! delimits the packet: bytes after it are Ethernet padding (allowed up to a 60-byte frame), and
+//! its last 4 bytes are the ICRC, checked by the [`IcrcEngine`] in front of the parser.
+//!
+//! A frame is RoCEv2 when its EtherType (after an optional tag) is IPv4 with first byte 0x45 or
+//! IPv6 with version 6, the protocol / next header is UDP, the frame holds the whole UDP header
+//! and the destination port is 4791. Every other frame (ARP, TCP, other UDP, IPv4 with options,
+//! runts) leaves unchanged on the bypass stream, with `tuser` = the MAC's error flag.
+//!
+//! # Drop policy: dropped before release
+//! A bad RoCEv2 frame is dropped before any of its payload is released: the payload is written
+//! into a block-RAM frame FIFO ([`CommitFifo`]) as it arrives and committed only when the last
+//! beat has shown every check passing, so the payload stream carries nothing but whole, good
+//! payloads and consumers (the transport engine, DMA) never have to undo a write. The price is
+//! store-and-forward latency (a frame's length plus a few cycles) and 2 x 16 KiB of block RAM
+//! (payload and bypass FIFOs, 2048 x 74 bits each, room for any frame up to 9216 bytes); the
+//! alternative, flagging on the last beat, would push the rollback into every consumer. The header
+//! word of an accepted frame is presented on the header channel when its payload is committed,
+//! so a consumer takes a header, then `payload_len` bytes from the payload stream (none for a
+//! packet without payload).
+//!
+//! Each frame gets one verdict, the first that applies in this order ([`Reason`]): oversize
+//! (more than 1152 beats, any frame), truncated (the frame ends before its IP length), fragment
+//! (IPv4 MF or offset), IPv4 header checksum, lengths (UDP length not equal to what the IP length
+//! leaves, or an IP length too short for BTH and ICRC), TVer not 0, unknown opcode, lengths again
+//! (IP length too short for the opcode's headers, not a multiple of 4, a payload on an opcode
+//! that has none, or a frame longer than both 60 bytes and its IP packet), PadCnt larger than the
+//! payload, bad ICRC (or the MAC's error flag). Every verdict is counted.
+//!
+//! # Pipeline
+//! ICRC engine (3 cycles) -> capture and header extraction ([`HeaderExtract`], generated from the
+//! field tables) with the checks (stage 1) -> realigner and FIFO writes (stage 2) -> FIFO read
+//! (2 cycles). The realigner shifts the payload by its start offset modulo 8 (the start depends
+//! on the tag, the IP version and the opcode) so that the payload stream's first byte is lane 0,
+//! and cuts the pad and ICRC with an exact `tkeep`. Every stage moves one beat per clock; the
+//! input stalls only when a FIFO is nearly full or a header waits on the header channel.
+
+use rust_hdl::prelude::*;
+
+use crate::commit_fifo::CommitFifo;
+use crate::header_channel::HDR_BITS;
+use crate::header_extract::{HeaderExtract, ip_header_len, l3_offset};
+use crate::icrc_engine::{IcrcEngine, Mode};
+use rnic_wire::{bth, icrc, udp};
+
+/// Frames longer than this many beats (9216 bytes) are dropped as oversize.
+pub const MAX_BEATS: u64 = 1152;
+/// The Ethernet minimum frame without FCS: a frame up to this length may carry MAC padding.
+pub const MIN_FRAME: u64 = 60;
+
+/// A frame's verdict, as the counters and the software model number them.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Reason {
+    Accept = 0,
+    Oversize = 1,
+    Truncated = 2,
+    Fragment = 3,
+    Checksum = 4,
+    Length = 5,
+    Tver = 6,
+    Opcode = 7,
+    Padcnt = 8,
+    Icrc = 9,
+}
+
+impl Reason {
+    /// Every drop reason, in counter order.
+    pub const DROPS: [Reason; 9] = [
+        Reason::Oversize,
+        Reason::Truncated,
+        Reason::Fragment,
+        Reason::Checksum,
+        Reason::Length,
+        Reason::Tver,
+        Reason::Opcode,
+        Reason::Padcnt,
+        Reason::Icrc,
+    ];
+
+    /// Short name (as printed by the CLI).
+    pub fn name(self) -> &'static str {
+        match self {
+            Reason::Accept => "accepted",
+            Reason::Oversize => "oversize",
+            Reason::Truncated => "truncated",
+            Reason::Fragment => "fragment",
+            Reason::Checksum => "ipv4_checksum",
+            Reason::Length => "length",
+            Reason::Tver => "tver",
+            Reason::Opcode => "unknown_opcode",
+            Reason::Padcnt => "padcnt",
+            Reason::Icrc => "icrc",
+        }
+    }
+
+    /// The counter port of this verdict.
+    pub fn counter(self) -> &'static str {
+        match self {
+            Reason::Accept => "cnt_accepted",
+            Reason::Oversize => "cnt_drop_oversize",
+            Reason::Truncated => "cnt_drop_truncated",
+            Reason::Fragment => "cnt_drop_fragment",
+            Reason::Checksum => "cnt_drop_checksum",
+            Reason::Length => "cnt_drop_length",
+            Reason::Tver => "cnt_drop_tver",
+            Reason::Opcode => "cnt_drop_opcode",
+            Reason::Padcnt => "cnt_drop_padcnt",
+            Reason::Icrc => "cnt_drop_icrc",
+        }
+    }
+}
+
+/// Every counter port, in order.
+pub const COUNTERS: [&str; 12] = [
+    "cnt_frames",
+    "cnt_accepted",
+    "cnt_bypass",
+    "cnt_drop_oversize",
+    "cnt_drop_truncated",
+    "cnt_drop_fragment",
+    "cnt_drop_checksum",
+    "cnt_drop_length",
+    "cnt_drop_tver",
+    "cnt_drop_opcode",
+    "cnt_drop_padcnt",
+    "cnt_drop_icrc",
+];
+
+#[derive(LogicBlock)]
+pub struct RxParser {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    pub s_axis_tdata: Signal<In, Bits<64>>,
+    pub s_axis_tkeep: Signal<In, Bits<8>>,
+    pub s_axis_tlast: Signal<In, Bit>,
+    pub s_axis_tvalid: Signal<In, Bit>,
+    /// Set by the MAC on the last beat of a frame it found bad.
+    pub s_axis_tuser: Signal<In, Bit>,
+    pub s_axis_tready: Signal<Out, Bit>,
+    /// The payload stream: whole payloads of accepted frames, pad and ICRC removed.
+    pub m_axis_tdata: Signal<Out, Bits<64>>,
+    pub m_axis_tkeep: Signal<Out, Bits<8>>,
+    pub m_axis_tlast: Signal<Out, Bit>,
+    pub m_axis_tvalid: Signal<Out, Bit>,
+    pub m_axis_tready: Signal<In, Bit>,
+    /// The bypass stream: non-RoCEv2 frames, unchanged (`tuser` = the MAC's flag).
+    pub m_bypass_tdata: Signal<Out, Bits<64>>,
+    pub m_bypass_tkeep: Signal<Out, Bits<8>>,
+    pub m_bypass_tlast: Signal<Out, Bit>,
+    pub m_bypass_tvalid: Signal<Out, Bit>,
+    pub m_bypass_tuser: Signal<Out, Bit>,
+    pub m_bypass_tready: Signal<In, Bit>,
+    /// The header channel: one word per accepted frame ([`crate::header_channel`]).
+    pub m_hdr_data: Signal<Out, Bits<HDR_BITS>>,
+    pub m_hdr_valid: Signal<Out, Bit>,
+    pub m_hdr_ready: Signal<In, Bit>,
+    /// Counters (see [`Reason`]); they wrap at 2^32.
+    pub cnt_frames: Signal<Out, Bits<32>>,
+    pub cnt_accepted: Signal<Out, Bits<32>>,
+    pub cnt_bypass: Signal<Out, Bits<32>>,
+    pub cnt_drop_oversize: Signal<Out, Bits<32>>,
+    pub cnt_drop_truncated: Signal<Out, Bits<32>>,
+    pub cnt_drop_fragment: Signal<Out, Bits<32>>,
+    pub cnt_drop_checksum: Signal<Out, Bits<32>>,
+    pub cnt_drop_length: Signal<Out, Bits<32>>,
+    pub cnt_drop_tver: Signal<Out, Bits<32>>,
+    pub cnt_drop_opcode: Signal<Out, Bits<32>>,
+    pub cnt_drop_padcnt: Signal<Out, Bits<32>>,
+    pub cnt_drop_icrc: Signal<Out, Bits<32>>,
+    icrc: IcrcEngine,
+    ex: HeaderExtract,
+    pay: CommitFifo,
+    byp: CommitFifo,
+    beat_a: DFF<Bits<16>>,
+    r1_valid: DFF<Bit>,
+    r1_data: DFF<Bits<64>>,
+    r1_keep: DFF<Bits<8>>,
+    r1_last: DFF<Bit>,
+    r1_user: DFF<Bits<2>>,
+    r1_beat: DFF<Bits<16>>,
+    r2_valid: DFF<Bit>,
+    r2_data: DFF<Bits<64>>,
+    r2_keep: DFF<Bits<8>>,
+    r2_last: DFF<Bit>,
+    r2_mac_bad: DFF<Bit>,
+    r2_beat: DFF<Bits<16>>,
+    r2_p: DFF<Bits<20>>,
+    r2_e: DFF<Bits<20>>,
+    r2_bth_beat: DFF<Bits<20>>,
+    r2_reason: DFF<Bits<4>>,
+    r2_bypass: DFF<Bit>,
+    r2_rec: DFF<Bits<HDR_BITS>>,
+    prev: DFF<Bits<64>>,
+    pos_off: DFF<Bits<20>>,
+    hdr_valid: DFF<Bit>,
+    hdr_data: DFF<Bits<HDR_BITS>>,
+    c_frames: DFF<Bits<32>>,
+    c_accepted: DFF<Bits<32>>,
+    c_bypass: DFF<Bits<32>>,
+    c_drop_oversize: DFF<Bits<32>>,
+    c_drop_truncated: DFF<Bits<32>>,
+    c_drop_fragment: DFF<Bits<32>>,
+    c_drop_checksum: DFF<Bits<32>>,
+    c_drop_length: DFF<Bits<32>>,
+    c_drop_tver: DFF<Bits<32>>,
+    c_drop_opcode: DFF<Bits<32>>,
+    c_drop_padcnt: DFF<Bits<32>>,
+    c_drop_icrc: DFF<Bits<32>>,
+    adv: Signal<Local, Bit>,
+    ta: Signal<Local, Bit>,
+    l3: Signal<Local, Bits<20>>,
+    iph: Signal<Local, Bits<20>>,
+    udp_off: Signal<Local, Bits<20>>,
+    bth_off: Signal<Local, Bits<20>>,
+    pstart: Signal<Local, Bits<20>>,
+    ip_len20: Signal<Local, Bits<20>>,
+    ip_end: Signal<Local, Bits<20>>,
+    icrc_off: Signal<Local, Bits<20>>,
+    pend: Signal<Local, Bits<20>>,
+    plen: Signal<Local, Bits<20>>,
+    beat20: Signal<Local, Bits<20>>,
+    kc: Signal<Local, Bits<20>>,
+    fl: Signal<Local, Bits<20>>,
+    udp_exp: Signal<Local, Bits<20>>,
+    udp_bad: Signal<Local, Bit>,
+    udp_end: Signal<Local, Bits<20>>,
+    bth_need: Signal<Local, Bits<20>>,
+    p_need: Signal<Local, Bits<20>>,
+    body: Signal<Local, Bits<20>>,
+    roce: Signal<Local, Bit>,
+    oversize: Signal<Local, Bit>,
+    trunc: Signal<Local, Bit>,
+    len_a: Signal<Local, Bit>,
+    len_b: Signal<Local, Bit>,
+    pad_bad: Signal<Local, Bit>,
+    icrc_bad: Signal<Local, Bit>,
+    reason: Signal<Local, Bits<4>>,
+    bypass: Signal<Local, Bit>,
+    rec_pl: Signal<Local, Bits<HDR_BITS>>,
+    beat2: Signal<Local, Bits<20>>,
+    pos: Signal<Local, Bits<20>>,
+    pos7: Signal<Local, Bits<20>>,
+    em1: Signal<Local, Bits<20>>,
+    ln: Signal<Local, Bits<20>>,
+    ln_beat: Signal<Local, Bits<20>>,
+    pos_beat: Signal<Local, Bits<20>>,
+    in_range: Signal<Local, Bit>,
+    emit: Signal<Local, Bit>,
+    cat: Signal<Local, Bits<128>>,
+    shamt: Signal<Local, Bits<7>>,
+    shifted: Signal<Local, Bits<128>>,
+    rem: Signal<Local, Bits<20>>,
+    kshift: Signal<Local, Bits<8>>,
+    okeep: Signal<Local, Bits<8>>,
+    olast: Signal<Local, Bit>,
+    fin: Signal<Local, Bit>,
+    commit_pay: Signal<Local, Bit>,
+    commit_byp: Signal<Local, Bit>,
+    pos_next: Signal<Local, Bits<20>>,
+    tshamt: Signal<Local, Bits<6>>,
+    tail_word: Signal<Local, Bits<64>>,
+    trem: Signal<Local, Bits<20>>,
+    tkshift: Signal<Local, Bits<8>>,
+    tkeep_l: Signal<Local, Bits<8>>,
+    tail_need: Signal<Local, Bit>,
+    tail_pending: DFF<Bit>,
+    tail_data: DFF<Bits<64>>,
+    tail_keep: DFF<Bits<8>>,
+    pend_commit: DFF<Bit>,
+    pend_rewind: DFF<Bit>,
+    k_l3_plain: Constant<Bits<20>>,
+    k_l3_tag: Constant<Bits<20>>,
+    k_iph4: Constant<Bits<20>>,
+    k_iph6: Constant<Bits<20>>,
+    k_udp_len: Constant<Bits<20>>,
+    k_bth_len: Constant<Bits<20>>,
+    k_icrc_len: Constant<Bits<20>>,
+    k_bth_icrc: Constant<Bits<20>>,
+    k_min_frame: Constant<Bits<20>>,
+    k_max_beats: Constant<Bits<16>>,
+    k_max_beats20: Constant<Bits<20>>,
+    k_zero20: Constant<Bits<20>>,
+    k_one20: Constant<Bits<20>>,
+    k_seven20: Constant<Bits<20>>,
+    k_eight20: Constant<Bits<20>>,
+    k_zero16: Constant<Bits<16>>,
+    k_one16: Constant<Bits<16>>,
+    k_one32: Constant<Bits<32>>,
+    k_zero32: Constant<Bits<32>>,
+    k_ff8: Constant<Bits<8>>,
+    k_zero2: Constant<Bits<2>>,
+    k_zero4: Constant<Bits<4>>,
+    k_keep1: Constant<Bits<8>>,
+    k_n1: Constant<Bits<20>>,
+    k_keep2: Constant<Bits<8>>,
+    k_n2: Constant<Bits<20>>,
+    k_keep3: Constant<Bits<8>>,
+    k_n3: Constant<Bits<20>>,
+    k_keep4: Constant<Bits<8>>,
+    k_n4: Constant<Bits<20>>,
+    k_keep5: Constant<Bits<8>>,
+    k_n5: Constant<Bits<20>>,
+    k_keep6: Constant<Bits<8>>,
+    k_n6: Constant<Bits<20>>,
+    k_keep7: Constant<Bits<8>>,
+    k_n7: Constant<Bits<20>>,
+    k_keep8: Constant<Bits<8>>,
+    k_n8: Constant<Bits<20>>,
+    k_r_accept: Constant<Bits<4>>,
+    k_r_oversize: Constant<Bits<4>>,
+    k_r_truncated: Constant<Bits<4>>,
+    k_r_fragment: Constant<Bits<4>>,
+    k_r_checksum: Constant<Bits<4>>,
+    k_r_length: Constant<Bits<4>>,
+    k_r_tver: Constant<Bits<4>>,
+    k_r_opcode: Constant<Bits<4>>,
+    k_r_padcnt: Constant<Bits<4>>,
+    k_r_icrc: Constant<Bits<4>>,
+}
+
+impl RxParser {
+    /// A parser with its ICRC checker and FIFOs.
+    pub fn new() -> Self {
+        let c20 = |v: u64| Constant::new(bits::<20>(v));
+        RxParser {
+            clock: Default::default(),
+            reset: Default::default(),
+            s_axis_tdata: Default::default(),
+            s_axis_tkeep: Default::default(),
+            s_axis_tlast: Default::default(),
+            s_axis_tvalid: Default::default(),
+            s_axis_tuser: Default::default(),
+            s_axis_tready: Default::default(),
+            m_axis_tdata: Default::default(),
+            m_axis_tkeep: Default::default(),
+            m_axis_tlast: Default::default(),
+            m_axis_tvalid: Default::default(),
+            m_axis_tready: Default::default(),
+            m_bypass_tdata: Default::default(),
+            m_bypass_tkeep: Default::default(),
+            m_bypass_tlast: Default::default(),
+            m_bypass_tvalid: Default::default(),
+            m_bypass_tuser: Default::default(),
+            m_bypass_tready: Default::default(),
+            m_hdr_data: Default::default(),
+            m_hdr_valid: Default::default(),
+            m_hdr_ready: Default::default(),
+            cnt_frames: Default::default(),
+            cnt_accepted: Default::default(),
+            cnt_bypass: Default::default(),
+            cnt_drop_oversize: Default::default(),
+            cnt_drop_truncated: Default::default(),
+            cnt_drop_fragment: Default::default(),
+            cnt_drop_checksum: Default::default(),
+            cnt_drop_length: Default::default(),
+            cnt_drop_tver: Default::default(),
+            cnt_drop_opcode: Default::default(),
+            cnt_drop_padcnt: Default::default(),
+            cnt_drop_icrc: Default::default(),
+            icrc: IcrcEngine::new(Mode::Rx),
+            ex: HeaderExtract::default(),
+            pay: CommitFifo::default(),
+            byp: CommitFifo::default(),
+            beat_a: Default::default(),
+            r1_valid: Default::default(),
+            r1_data: Default::default(),
+            r1_keep: Default::default(),
+            r1_last: Default::default(),
+            r1_user: Default::default(),
+            r1_beat: Default::default(),
+            r2_valid: Default::default(),
+            r2_data: Default::default(),
+            r2_keep: Default::default(),
+            r2_last: Default::default(),
+            r2_mac_bad: Default::default(),
+            r2_beat: Default::default(),
+            r2_p: Default::default(),
+            r2_e: Default::default(),
+            r2_bth_beat: Default::default(),
+            r2_reason: Default::default(),
+            r2_bypass: Default::default(),
+            r2_rec: Default::default(),
+            prev: Default::default(),
+            pos_off: Default::default(),
+            hdr_valid: Default::default(),
+            hdr_data: Default::default(),
+            c_frames: Default::default(),
+            c_accepted: Default::default(),
+            c_bypass: Default::default(),
+            c_drop_oversize: Default::default(),
+            c_drop_truncated: Default::default(),
+            c_drop_fragment: Default::default(),
+            c_drop_checksum: Default::default(),
+            c_drop_length: Default::default(),
+            c_drop_tver: Default::default(),
+            c_drop_opcode: Default::default(),
+            c_drop_padcnt: Default::default(),
+            c_drop_icrc: Default::default(),
+            adv: Default::default(),
+            ta: Default::default(),
+            l3: Default::default(),
+            iph: Default::default(),
+            udp_off: Default::default(),
+            bth_off: Default::default(),
+            pstart: Default::default(),
+            ip_len20: Default::default(),
+            ip_end: Default::default(),
+            icrc_off: Default::default(),
+            pend: Default::default(),
+            plen: Default::default(),
+            beat20: Default::default(),
+            kc: Default::default(),
+            fl: Default::default(),
+            udp_exp: Default::default(),
+            udp_bad: Default::default(),
+            udp_end: Default::default(),
+            bth_need: Default::default(),
+            p_need: Default::default(),
+            body: Default::default(),
+            roce: Default::default(),
+            oversize: Default::default(),
+            trunc: Default::default(),
+            len_a: Default::default(),
+            len_b: Default::default(),
+            pad_bad: Default::default(),
+            icrc_bad: Default::default(),
+            reason: Default::default(),
+            bypass: Default::default(),
+            rec_pl: Default::default(),
+            beat2: Default::default(),
+            pos: Default::default(),
+            pos7: Default::default(),
+            em1: Default::default(),
+            ln: Default::default(),
+            ln_beat: Default::default(),
+            pos_beat: Default::default(),
+            in_range: Default::default(),
+            emit: Default::default(),
+            cat: Default::default(),
+            shamt: Default::default(),
+            shifted: Default::default(),
+            rem: Default::default(),
+            kshift: Default::default(),
+            okeep: Default::default(),
+            olast: Default::default(),
+            fin: Default::default(),
+            commit_pay: Default::default(),
+            commit_byp: Default::default(),
+            pos_next: Default::default(),
+            tshamt: Default::default(),
+            tail_word: Default::default(),
+            trem: Default::default(),
+            tkshift: Default::default(),
+            tkeep_l: Default::default(),
+            tail_need: Default::default(),
+            tail_pending: Default::default(),
+            tail_data: Default::default(),
+            tail_keep: Default::default(),
+            pend_commit: Default::default(),
+            pend_rewind: Default::default(),
+            k_l3_plain: c20(l3_offset(false) as u64),
+            k_l3_tag: c20(l3_offset(true) as u64),
+            k_iph4: c20(ip_header_len(false) as u64),
+            k_iph6: c20(ip_header_len(true) as u64),
+            k_udp_len: c20(udp::LAYOUT.len as u64),
+            k_bth_len: c20(bth::LAYOUT.len as u64),
+            k_icrc_len: c20(icrc::LEN as u64),
+            k_bth_icrc: c20((bth::LAYOUT.len + icrc::LEN) as u64),
+            k_min_frame: c20(MIN_FRAME),
+            k_max_beats: Constant::new(bits::<16>(MAX_BEATS)),
+            k_max_beats20: c20(MAX_BEATS),
+            k_zero20: c20(0),
+            k_one20: c20(1),
+            k_seven20: c20(7),
+            k_eight20: c20(8),
+            k_zero16: Constant::new(bits::<16>(0)),
+            k_one16: Constant::new(bits::<16>(1)),
+            k_one32: Constant::new(bits::<32>(1)),
+            k_zero32: Constant::new(bits::<32>(0)),
+            k_ff8: Constant::new(bits::<8>(0xFF)),
+            k_zero2: Constant::new(bits::<2>(0)),
+            k_zero4: Constant::new(bits::<4>(0)),
+            k_keep1: Constant::new(bits::<8>(1)),
+            k_n1: c20(1),
+            k_keep2: Constant::new(bits::<8>(3)),
+            k_n2: c20(2),
+            k_keep3: Constant::new(bits::<8>(7)),
+            k_n3: c20(3),
+            k_keep4: Constant::new(bits::<8>(15)),
+            k_n4: c20(4),
+            k_keep5: Constant::new(bits::<8>(31)),
+            k_n5: c20(5),
+            k_keep6: Constant::new(bits::<8>(63)),
+            k_n6: c20(6),
+            k_keep7: Constant::new(bits::<8>(127)),
+            k_n7: c20(7),
+            k_keep8: Constant::new(bits::<8>(255)),
+            k_n8: c20(8),
+            k_r_accept: Constant::new(bits::<4>(Reason::Accept as u64)),
+            k_r_oversize: Constant::new(bits::<4>(Reason::Oversize as u64)),
+            k_r_truncated: Constant::new(bits::<4>(Reason::Truncated as u64)),
+            k_r_fragment: Constant::new(bits::<4>(Reason::Fragment as u64)),
+            k_r_checksum: Constant::new(bits::<4>(Reason::Checksum as u64)),
+            k_r_length: Constant::new(bits::<4>(Reason::Length as u64)),
+            k_r_tver: Constant::new(bits::<4>(Reason::Tver as u64)),
+            k_r_opcode: Constant::new(bits::<4>(Reason::Opcode as u64)),
+            k_r_padcnt: Constant::new(bits::<4>(Reason::Padcnt as u64)),
+            k_r_icrc: Constant::new(bits::<4>(Reason::Icrc as u64)),
+        }
+    }
+}
+
+impl Default for RxParser {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+impl Logic for RxParser {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(
+            self,
+            clock,
+            tail_pending,
+            tail_data,
+            tail_keep,
+            pend_commit,
+            pend_rewind,
+            beat_a,
+            r1_valid,
+            r1_data,
+            r1_keep,
+            r1_last,
+            r1_user,
+            r1_beat,
+            r2_valid,
+            r2_data,
+            r2_keep,
+            r2_last,
+            r2_mac_bad,
+            r2_beat,
+            r2_p,
+            r2_e,
+            r2_bth_beat,
+            r2_reason,
+            r2_bypass,
+            r2_rec,
+            prev,
+            pos_off,
+            hdr_valid,
+            hdr_data,
+            c_frames,
+            c_accepted,
+            c_bypass,
+            c_drop_oversize,
+            c_drop_truncated,
+            c_drop_fragment,
+            c_drop_checksum,
+            c_drop_length,
+            c_drop_tver,
+            c_drop_opcode,
+            c_drop_padcnt,
+            c_drop_icrc
+        );
+        self.icrc.clock.next = self.clock.val();
+        self.ex.clock.next = self.clock.val();
+        self.pay.clock.next = self.clock.val();
+        self.byp.clock.next = self.clock.val();
+        self.icrc.reset.next = self.reset.val();
+        self.pay.reset.next = self.reset.val();
+        self.byp.reset.next = self.reset.val();
+
+        // ---- Flow control: everything moves when both FIFOs have room and no header waits.
+        self.adv.next = self.pay.room.val()
+            & self.byp.room.val()
+            & (!self.hdr_valid.q.val() | self.m_hdr_ready.val())
+            & !self.reset.val();
+        self.icrc.s_axis_tdata.next = self.s_axis_tdata.val();
+        self.icrc.s_axis_tkeep.next = self.s_axis_tkeep.val();
+        self.icrc.s_axis_tlast.next = self.s_axis_tlast.val();
+        self.icrc.s_axis_tvalid.next = self.s_axis_tvalid.val();
+        self.icrc.s_axis_tuser.next = self.s_axis_tuser.val();
+        self.s_axis_tready.next = self.icrc.s_axis_tready.val();
+        self.icrc.m_axis_tready.next = self.adv.val();
+        self.ta.next = self.adv.val() & self.icrc.m_axis_tvalid.val();
+
+        // ---- Stage 0: beat counter and capture.
+        self.ex.we.next = self.ta.val();
+        self.ex.beat.next = self.beat_a.q.val();
+        self.ex.data.next = self.icrc.m_axis_tdata.val();
+        self.beat_a.d.next = self.beat_a.q.val();
+        if self.ta.val() {
+            self.beat_a.d.next = self.beat_a.q.val() + self.k_one16.val();
+            if self.beat_a.q.val().all() {
+                self.beat_a.d.next = self.beat_a.q.val();
+            }
+            if self.icrc.m_axis_tlast.val() {
+                self.beat_a.d.next = self.k_zero16.val();
+            }
+        }
+        self.r1_valid.d.next = self.r1_valid.q.val();
+        self.r1_data.d.next = self.r1_data.q.val();
+        self.r1_keep.d.next = self.r1_keep.q.val();
+        self.r1_last.d.next = self.r1_last.q.val();
+        self.r1_user.d.next = self.r1_user.q.val();
+        self.r1_beat.d.next = self.r1_beat.q.val();
+        if self.adv.val() {
+            self.r1_valid.d.next = self.icrc.m_axis_tvalid.val();
+            self.r1_data.d.next = self.icrc.m_axis_tdata.val();
+            self.r1_keep.d.next = self.icrc.m_axis_tkeep.val();
+            self.r1_last.d.next = self.icrc.m_axis_tlast.val();
+            self.r1_user.d.next = self.icrc.m_axis_tuser.val();
+            self.r1_beat.d.next = self.beat_a.q.val();
+        }
+
+        // ---- Stage 1: offsets, lengths and the verdict (meaningful on the last beat).
+        self.l3.next = self.k_l3_plain.val();
+        if self.ex.vlan.val() {
+            self.l3.next = self.k_l3_tag.val();
+        }
+        self.iph.next = self.k_iph4.val();
+        if self.ex.v6.val() {
+            self.iph.next = self.k_iph6.val();
+        }
+        self.udp_off.next = self.l3.val() + self.iph.val();
+        self.bth_off.next = self.udp_off.val() + self.k_udp_len.val();
+        self.pstart.next =
+            self.bth_off.val() + self.k_bth_len.val() + bit_cast::<20, 8>(self.ex.ext_len.val());
+        self.ip_len20.next = bit_cast::<20, 16>(self.ex.ip_len.val());
+        self.ip_end.next = self.l3.val() + self.ip_len20.val();
+        if self.ex.v6.val() {
+            self.ip_end.next = self.l3.val() + self.ip_len20.val() + self.k_iph6.val();
+        }
+        self.icrc_off.next = self.ip_end.val() - self.k_icrc_len.val();
+        self.pend.next = self.icrc_off.val() - bit_cast::<20, 2>(self.ex.pad_cnt.val());
+        self.plen.next = self.pend.val() - self.pstart.val();
+        self.beat20.next = bit_cast::<20, 16>(self.r1_beat.q.val());
+        self.kc.next = self.k_zero20.val();
+        if self.r1_keep.q.val() == self.k_keep1.val() {
+            self.kc.next = self.k_n1.val();
+        }
+        if self.r1_keep.q.val() == self.k_keep2.val() {
+            self.kc.next = self.k_n2.val();
+        }
+        if self.r1_keep.q.val() == self.k_keep3.val() {
+            self.kc.next = self.k_n3.val();
+        }
+        if self.r1_keep.q.val() == self.k_keep4.val() {
+            self.kc.next = self.k_n4.val();
+        }
+        if self.r1_keep.q.val() == self.k_keep5.val() {
+            self.kc.next = self.k_n5.val();
+        }
+        if self.r1_keep.q.val() == self.k_keep6.val() {
+            self.kc.next = self.k_n6.val();
+        }
+        if self.r1_keep.q.val() == self.k_keep7.val() {
+            self.kc.next = self.k_n7.val();
+        }
+        if self.r1_keep.q.val() == self.k_keep8.val() {
+            self.kc.next = self.k_n8.val();
+        }
+        self.fl.next = (self.beat20.val() << 3) + self.kc.val();
+        self.udp_exp.next = self.ip_end.val() - self.udp_off.val();
+        self.udp_bad.next = bit_cast::<20, 16>(self.ex.udp_len.val()) != self.udp_exp.val();
+        self.udp_end.next = self.udp_off.val() + self.k_udp_len.val();
+        self.bth_need.next = self.bth_off.val() + self.k_bth_icrc.val();
+        self.p_need.next = self.pstart.val() + self.k_icrc_len.val();
+        self.body.next = self.icrc_off.val() - self.pstart.val();
+        self.roce.next = self.ex.ip_ok.val()
+            & self.ex.proto_udp.val()
+            & self.ex.port_roce.val()
+            & (self.fl.val() >= self.udp_end.val());
+        self.oversize.next = self.r1_beat.q.val() >= self.k_max_beats.val();
+        self.trunc.next = self.fl.val() < self.ip_end.val();
+        self.len_a.next = self.udp_bad.val() | (self.ip_end.val() < self.bth_need.val());
+        self.len_b.next = (self.ip_end.val() < self.p_need.val())
+            | (self.ex.ip_len.val().get_bits::<2>(0) != self.k_zero2.val())
+            | (!self.ex.has_payload.val() & (self.icrc_off.val() != self.pstart.val()))
+            | ((self.fl.val() > self.ip_end.val()) & (self.fl.val() > self.k_min_frame.val()));
+        self.pad_bad.next = bit_cast::<20, 2>(self.ex.pad_cnt.val()) > self.body.val();
+        self.icrc_bad.next = self.r1_user.q.val().get_bit(0) | !self.r1_user.q.val().get_bit(1);
+        self.reason.next = self.k_r_accept.val();
+        if self.icrc_bad.val() {
+            self.reason.next = self.k_r_icrc.val();
+        }
+        if self.pad_bad.val() {
+            self.reason.next = self.k_r_padcnt.val();
+        }
+        if self.len_b.val() {
+            self.reason.next = self.k_r_length.val();
+        }
+        if !self.ex.known.val() {
+            self.reason.next = self.k_r_opcode.val();
+        }
+        if self.ex.tver.val() != self.k_zero4.val() {
+            self.reason.next = self.k_r_tver.val();
+        }
+        if self.len_a.val() {
+            self.reason.next = self.k_r_length.val();
+        }
+        if !self.ex.csum_ok.val() {
+            self.reason.next = self.k_r_checksum.val();
+        }
+        if self.ex.frag.val() {
+            self.reason.next = self.k_r_fragment.val();
+        }
+        if self.trunc.val() {
+            self.reason.next = self.k_r_truncated.val();
+        }
+        self.bypass.next = !self.roce.val() & !self.oversize.val();
+        if !self.roce.val() {
+            self.reason.next = self.k_r_accept.val();
+        }
+        if self.oversize.val() {
+            self.reason.next = self.k_r_oversize.val();
+        }
+        self.rec_pl.next =
+            self.ex.rec.val() | bit_cast::<HDR_BITS, 16>(self.plen.val().get_bits::<16>(0));
+
+        self.r2_valid.d.next = self.r2_valid.q.val();
+        self.r2_data.d.next = self.r2_data.q.val();
+        self.r2_keep.d.next = self.r2_keep.q.val();
+        self.r2_last.d.next = self.r2_last.q.val();
+        self.r2_mac_bad.d.next = self.r2_mac_bad.q.val();
+        self.r2_beat.d.next = self.r2_beat.q.val();
+        self.r2_p.d.next = self.r2_p.q.val();
+        self.r2_e.d.next = self.r2_e.q.val();
+        self.r2_bth_beat.d.next = self.r2_bth_beat.q.val();
+        self.r2_reason.d.next = self.r2_reason.q.val();
+        self.r2_bypass.d.next = self.r2_bypass.q.val();
+        self.r2_rec.d.next = self.r2_rec.q.val();
+        if self.adv.val() {
+            self.r2_valid.d.next = self.r1_valid.q.val();
+            self.r2_data.d.next = self.r1_data.q.val();
+            self.r2_keep.d.next = self.r1_keep.q.val();
+            self.r2_last.d.next = self.r1_last.q.val();
+            self.r2_mac_bad.d.next = self.r1_user.q.val().get_bit(0);
+            self.r2_beat.d.next = self.r1_beat.q.val();
+            self.r2_p.d.next = self.pstart.val();
+            self.r2_e.d.next = self.pend.val();
+            self.r2_bth_beat.d.next = self.bth_off.val() >> 3;
+            self.r2_reason.d.next = self.reason.val();
+            self.r2_bypass.d.next = self.bypass.val();
+            self.r2_rec.d.next = self.rec_pl.val();
+        }
+
+        // ---- Stage 2: realign the payload, write the FIFOs, commit or rewind.
+        self.beat2.next = bit_cast::<20, 16>(self.r2_beat.q.val());
+        self.pos.next = self.r2_p.q.val() + self.pos_off.q.val();
+        self.pos7.next = self.pos.val() + self.k_seven20.val();
+        self.em1.next = self.r2_e.q.val() - self.k_one20.val();
+        self.ln.next = self.pos7.val();
+        if self.em1.val() < self.pos7.val() {
+            self.ln.next = self.em1.val();
+        }
+        self.ln_beat.next = self.ln.val() >> 3;
+        self.pos_beat.next = self.pos.val() >> 3;
+        self.in_range.next = self.beat2.val() < self.k_max_beats20.val();
+        self.emit.next = self.r2_valid.q.val()
+            & (self.beat2.val() > self.r2_bth_beat.q.val())
+            & (self.pos.val() < self.r2_e.q.val())
+            & (self.ln_beat.val() <= self.beat2.val())
+            & self.in_range.val();
+        self.cat.next = (bit_cast::<128, 64>(self.r2_data.q.val()) << 64)
+            | bit_cast::<128, 64>(self.prev.q.val());
+        if self.pos_beat.val() == self.beat2.val() {
+            self.cat.next = bit_cast::<128, 64>(self.r2_data.q.val());
+        }
+        self.shamt.next = bit_cast::<7, 3>(self.pos.val().get_bits::<3>(0)) << 3;
+        self.shifted.next = self.cat.val() >> self.shamt.val();
+        self.rem.next = self.r2_e.q.val() - self.pos.val();
+        self.kshift.next = self.k_ff8.val() << self.rem.val().get_bits::<3>(0);
+        self.okeep.next = self.k_ff8.val();
+        if self.rem.val() < self.k_eight20.val() {
+            self.okeep.next = !self.kshift.val();
+        }
+        self.olast.next = self.rem.val() <= self.k_eight20.val();
+        self.fin.next = self.adv.val() & self.r2_valid.q.val() & self.r2_last.q.val();
+        self.commit_pay.next = self.fin.val()
+            & (self.r2_reason.q.val() == self.k_r_accept.val())
+            & !self.r2_bypass.q.val();
+        self.commit_byp.next = self.fin.val() & self.r2_bypass.q.val();
+
+        // The tail: when the last payload beat needs bytes of the frame's last input beat that
+        // also completed the beat before it, it is written one clock later (the next frame's
+        // first beats never write payload), and the commit or rewind waits for it.
+        self.pos_next.next = self.pos.val();
+        if self.emit.val() {
+            self.pos_next.next = self.pos.val() + self.k_eight20.val();
+        }
+        self.tshamt.next = bit_cast::<6, 3>(self.pos_next.val().get_bits::<3>(0)) << 3;
+        self.tail_word.next = self.r2_data.q.val() >> self.tshamt.val();
+        self.trem.next = self.r2_e.q.val() - self.pos_next.val();
+        self.tkshift.next = self.k_ff8.val() << self.trem.val().get_bits::<3>(0);
+        self.tkeep_l.next = self.k_ff8.val();
+        if self.trem.val() < self.k_eight20.val() {
+            self.tkeep_l.next = !self.tkshift.val();
+        }
+        self.tail_need.next = self.fin.val()
+            & (self.pos_next.val() < self.r2_e.q.val())
+            & (self.beat2.val() > self.r2_bth_beat.q.val())
+            & self.in_range.val();
+        self.pay.wr_en.next = self.adv.val() & (self.emit.val() | self.tail_pending.q.val());
+        self.pay.wr_data.next = self.shifted.val().get_bits::<64>(0);
+        self.pay.wr_keep.next = self.okeep.val();
+        self.pay.wr_last.next = self.olast.val();
+        if self.tail_pending.q.val() {
+            self.pay.wr_data.next = self.tail_data.q.val();
+            self.pay.wr_keep.next = self.tail_keep.q.val();
+            self.pay.wr_last.next = true;
+        }
+        self.pay.wr_user.next = false;
+        self.pay.commit.next = self.adv.val() & self.pend_commit.q.val();
+        self.pay.rewind.next = self.adv.val() & self.pend_rewind.q.val();
+        self.tail_pending.d.next = self.tail_pending.q.val();
+        self.tail_data.d.next = self.tail_data.q.val();
+        self.tail_keep.d.next = self.tail_keep.q.val();
+        self.pend_commit.d.next = self.pend_commit.q.val();
+        self.pend_rewind.d.next = self.pend_rewind.q.val();
+        if self.adv.val() {
+            self.tail_pending.d.next = self.tail_need.val();
+            self.tail_data.d.next = self.tail_word.val();
+            self.tail_keep.d.next = self.tkeep_l.val();
+            self.pend_commit.d.next = self.commit_pay.val();
+            self.pend_rewind.d.next = self.fin.val() & !self.commit_pay.val();
+        }
+        self.byp.wr_en.next = self.adv.val() & self.r2_valid.q.val() & self.in_range.val();
+        self.byp.wr_data.next = self.r2_data.q.val();
+        self.byp.wr_keep.next = self.r2_keep.q.val();
+        self.byp.wr_last.next = self.r2_last.q.val();
+        self.byp.wr_user.next = self.r2_mac_bad.q.val() & self.r2_last.q.val();
+        self.byp.commit.next = self.commit_byp.val();
+        self.byp.rewind.next = self.fin.val() & !self.commit_byp.val();
+
+        self.prev.d.next = self.prev.q.val();
+        self.pos_off.d.next = self.pos_off.q.val();
+        if self.adv.val() & self.r2_valid.q.val() {
+            self.prev.d.next = self.r2_data.q.val();
+            if self.emit.val() {
+                self.pos_off.d.next = self.pos_off.q.val() + self.k_eight20.val();
+            }
+            if self.r2_last.q.val() {
+                self.pos_off.d.next = self.k_zero20.val();
+            }
+        }
+
+        // ---- Header channel.
+        self.hdr_valid.d.next = self.hdr_valid.q.val();
+        self.hdr_data.d.next = self.hdr_data.q.val();
+        if self.m_hdr_ready.val() {
+            self.hdr_valid.d.next = false;
+        }
+        if self.commit_pay.val() {
+            self.hdr_valid.d.next = true;
+            self.hdr_data.d.next = self.r2_rec.q.val();
+        }
+        self.m_hdr_valid.next = self.hdr_valid.q.val();
+        self.m_hdr_data.next = self.hdr_data.q.val();
+
+        // ---- Output streams.
+        self.m_axis_tdata.next = self.pay.m_axis_tdata.val();
+        self.m_axis_tkeep.next = self.pay.m_axis_tkeep.val();
+        self.m_axis_tlast.next = self.pay.m_axis_tlast.val();
+        self.m_axis_tvalid.next = self.pay.m_axis_tvalid.val();
+        self.pay.m_axis_tready.next = self.m_axis_tready.val();
+        self.m_bypass_tdata.next = self.byp.m_axis_tdata.val();
+        self.m_bypass_tkeep.next = self.byp.m_axis_tkeep.val();
+        self.m_bypass_tlast.next = self.byp.m_axis_tlast.val();
+        self.m_bypass_tuser.next = self.byp.m_axis_tuser.val();
+        self.m_bypass_tvalid.next = self.byp.m_axis_tvalid.val();
+        self.byp.m_axis_tready.next = self.m_bypass_tready.val();
+
+        // ---- Counters.
+        self.c_frames.d.next = self.c_frames.q.val();
+        self.c_accepted.d.next = self.c_accepted.q.val();
+        self.c_bypass.d.next = self.c_bypass.q.val();
+        self.c_drop_oversize.d.next = self.c_drop_oversize.q.val();
+        self.c_drop_truncated.d.next = self.c_drop_truncated.q.val();
+        self.c_drop_fragment.d.next = self.c_drop_fragment.q.val();
+        self.c_drop_checksum.d.next = self.c_drop_checksum.q.val();
+        self.c_drop_length.d.next = self.c_drop_length.q.val();
+        self.c_drop_tver.d.next = self.c_drop_tver.q.val();
+        self.c_drop_opcode.d.next = self.c_drop_opcode.q.val();
+        self.c_drop_padcnt.d.next = self.c_drop_padcnt.q.val();
+        self.c_drop_icrc.d.next = self.c_drop_icrc.q.val();
+        if self.fin.val() {
+            self.c_frames.d.next = self.c_frames.q.val() + self.k_one32.val();
+            if self.r2_bypass.q.val() {
+                self.c_bypass.d.next = self.c_bypass.q.val() + self.k_one32.val();
+            }
+            if self.commit_pay.val() {
+                self.c_accepted.d.next = self.c_accepted.q.val() + self.k_one32.val();
+            }
+            if self.r2_reason.q.val() == self.k_r_oversize.val() {
+                self.c_drop_oversize.d.next = self.c_drop_oversize.q.val() + self.k_one32.val();
+            }
+            if self.r2_reason.q.val() == self.k_r_truncated.val() {
+                self.c_drop_truncated.d.next = self.c_drop_truncated.q.val() + self.k_one32.val();
+            }
+            if self.r2_reason.q.val() == self.k_r_fragment.val() {
+                self.c_drop_fragment.d.next = self.c_drop_fragment.q.val() + self.k_one32.val();
+            }
+            if self.r2_reason.q.val() == self.k_r_checksum.val() {
+                self.c_drop_checksum.d.next = self.c_drop_checksum.q.val() + self.k_one32.val();
+            }
+            if self.r2_reason.q.val() == self.k_r_length.val() {
+                self.c_drop_length.d.next = self.c_drop_length.q.val() + self.k_one32.val();
+            }
+            if self.r2_reason.q.val() == self.k_r_tver.val() {
+                self.c_drop_tver.d.next = self.c_drop_tver.q.val() + self.k_one32.val();
+            }
+            if self.r2_reason.q.val() == self.k_r_opcode.val() {
+                self.c_drop_opcode.d.next = self.c_drop_opcode.q.val() + self.k_one32.val();
+            }
+            if self.r2_reason.q.val() == self.k_r_padcnt.val() {
+                self.c_drop_padcnt.d.next = self.c_drop_padcnt.q.val() + self.k_one32.val();
+            }
+            if self.r2_reason.q.val() == self.k_r_icrc.val() {
+                self.c_drop_icrc.d.next = self.c_drop_icrc.q.val() + self.k_one32.val();
+            }
+        }
+        self.cnt_frames.next = self.c_frames.q.val();
+        self.cnt_accepted.next = self.c_accepted.q.val();
+        self.cnt_bypass.next = self.c_bypass.q.val();
+        self.cnt_drop_oversize.next = self.c_drop_oversize.q.val();
+        self.cnt_drop_truncated.next = self.c_drop_truncated.q.val();
+        self.cnt_drop_fragment.next = self.c_drop_fragment.q.val();
+        self.cnt_drop_checksum.next = self.c_drop_checksum.q.val();
+        self.cnt_drop_length.next = self.c_drop_length.q.val();
+        self.cnt_drop_tver.next = self.c_drop_tver.q.val();
+        self.cnt_drop_opcode.next = self.c_drop_opcode.q.val();
+        self.cnt_drop_padcnt.next = self.c_drop_padcnt.q.val();
+        self.cnt_drop_icrc.next = self.c_drop_icrc.q.val();
+
+        // ---- Reset.
+        if self.reset.val() {
+            self.beat_a.d.next = self.k_zero16.val();
+            self.r1_valid.d.next = false;
+            self.r2_valid.d.next = false;
+            self.r1_last.d.next = false;
+            self.r2_last.d.next = false;
+            self.pos_off.d.next = self.k_zero20.val();
+            self.hdr_valid.d.next = false;
+            self.tail_pending.d.next = false;
+            self.pend_commit.d.next = false;
+            self.pend_rewind.d.next = false;
+            self.c_frames.d.next = self.k_zero32.val();
+            self.c_accepted.d.next = self.k_zero32.val();
+            self.c_bypass.d.next = self.k_zero32.val();
+            self.c_drop_oversize.d.next = self.k_zero32.val();
+            self.c_drop_truncated.d.next = self.k_zero32.val();
+            self.c_drop_fragment.d.next = self.k_zero32.val();
+            self.c_drop_checksum.d.next = self.k_zero32.val();
+            self.c_drop_length.d.next = self.k_zero32.val();
+            self.c_drop_tver.d.next = self.k_zero32.val();
+            self.c_drop_opcode.d.next = self.k_zero32.val();
+            self.c_drop_padcnt.d.next = self.k_zero32.val();
+            self.c_drop_icrc.d.next = self.k_zero32.val();
+        }
+    }
+}

@@ -1,0 +1,207 @@
+//! Board constraints against the generated board tops, yosys synthesis of each board top,
+//! and the `rnic flash` command line.
+
+use std::path::PathBuf;
+use std::process::Command;
+
+use rnic::fpga::{
+    Board, FlashArgs, TopPort, board_names, check_constraints, flash_command, lpf_names, run_flash,
+    top_ports,
+};
+
+#[test]
+fn every_port_of_every_board_top_is_constrained() {
+    for name in board_names() {
+        let b = Board::find(name).unwrap();
+        let v = b.verilog().unwrap();
+        let ports = top_ports(&v).unwrap();
+        // The ports every board top has, named as the LPFs name them.
+        let names: Vec<&str> = ports.iter().map(|p| p.name.as_str()).collect();
+        for want in [
+            "clk_in",
+            "rgmii_rxc",
+            "rgmii_rxd",
+            "rgmii_rx_ctl",
+            "rgmii_txc",
+            "rgmii_txd",
+            "rgmii_tx_ctl",
+            "phy_rst_n",
+            "led_n",
+        ] {
+            assert!(names.contains(&want), "{name}: no port {want} in {names:?}");
+        }
+        let problems = check_constraints(&ports, &b.lpf).unwrap();
+        assert!(problems.is_empty(), "{name}: {problems:#?}");
+        // Every located pin is a distinct site.
+        let mut sites: Vec<&str> = b
+            .lpf
+            .lines()
+            .filter(|l| l.trim_start().starts_with("LOCATE COMP"))
+            .filter_map(|l| l.split("SITE").nth(1))
+            .map(|s| s.trim().trim_end_matches(';').trim().trim_matches('"'))
+            .collect();
+        let n = sites.len();
+        sites.sort();
+        sites.dedup();
+        assert_eq!(sites.len(), n, "{name}: a site is used twice");
+        // Every located pin names its source in a comment block above it.
+        assert!(
+            b.lpf.contains("hardware_V8.0.md")
+                || b.lpf.contains("colorlight_i5.py")
+                || b.lpf.contains("ecpix5.py"),
+            "{name}: the LPF names its source"
+        );
+        assert!(
+            b.lpf
+                .contains(&format!("FREQUENCY PORT \"{}\"", b.clock_port))
+        );
+    }
+}
+
+#[test]
+fn the_check_finds_missing_and_extra_constraints() {
+    let ports = vec![
+        TopPort {
+            name: "clk_in".into(),
+            input: true,
+            width: 1,
+        },
+        TopPort {
+            name: "d".into(),
+            input: true,
+            width: 2,
+        },
+    ];
+    let lpf = "LOCATE COMP \"clk_in\" SITE \"A1\";\nLOCATE COMP \"d[0]\" SITE \"A2\";\n\
+               LOCATE COMP \"led\" SITE \"A3\";\nIOBUF PORT \"x\" IO_TYPE=LVCMOS33;\n";
+    let p = check_constraints(&ports, lpf).unwrap();
+    assert_eq!(
+        p,
+        vec![
+            "port pin d[1] has no LOCATE".to_string(),
+            "the LPF names led, which is not a port of the top".to_string(),
+            "the LPF names x, which is not a port of the top".to_string(),
+        ]
+    );
+    assert!(
+        lpf_names("LOCATE COMP \"a\" SITE \"B\"").is_err(),
+        "missing ';'"
+    );
+    assert!(lpf_names("BOGUS \"a\";").is_err());
+}
+
+fn synth(name: &str) {
+    if Command::new("yosys").arg("-V").output().is_err() {
+        eprintln!("SKIP: yosys is not installed (Debian: apt-get install yosys)");
+        return;
+    }
+    let b = Board::find(name).unwrap();
+    let dir = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join(format!("synth-{name}"));
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("top.v"), b.verilog().unwrap()).unwrap();
+    let t = std::time::Instant::now();
+    let out = Command::new("yosys")
+        .current_dir(&dir)
+        .args([
+            "-q",
+            "-l",
+            "yosys.log",
+            "-p",
+            "read_verilog top.v; synth_ecp5 -top top; stat",
+        ])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{name}: yosys failed: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let log = std::fs::read_to_string(dir.join("yosys.log")).unwrap();
+    let stat = &log[log.rfind("Printing statistics").expect("stat")..];
+    let count = |cell: &str| -> u64 {
+        stat.lines()
+            .find_map(|l| {
+                let mut w = l.split_whitespace();
+                (w.next() == Some(cell)).then(|| w.next().unwrap().parse().unwrap())
+            })
+            .unwrap_or(0)
+    };
+    eprintln!(
+        "{name}: yosys {:.1} s, LUT4 {}, FF {}, DP16KD {}",
+        t.elapsed().as_secs_f64(),
+        count("LUT4"),
+        count("TRELLIS_FF"),
+        count("DP16KD")
+    );
+    // The vendor cells, not the simulation models, are in the netlist.
+    assert_eq!(count("EHXPLLL"), 1, "{name}");
+    assert_eq!(count("IDDRX1F"), 5, "{name}");
+    assert_eq!(count("ODDRX1F"), 6, "{name}");
+    assert!(
+        count("DP16KD") >= 2,
+        "{name}: the frame FIFO is in block RAM"
+    );
+    assert!(count("LUT4") > 1000, "{name}");
+}
+
+#[test]
+fn yosys_synthesizes_colorlight_5a_75b() {
+    synth("colorlight-5a-75b");
+}
+
+#[test]
+fn yosys_synthesizes_colorlight_i5() {
+    synth("colorlight-i5");
+}
+
+#[test]
+fn yosys_synthesizes_ecpix5() {
+    synth("ecpix5");
+}
+
+fn flash(board: &str, cable: Option<&str>, dry_run: bool, file: &str) -> FlashArgs {
+    FlashArgs {
+        board: board.into(),
+        cable: cable.map(Into::into),
+        write_flash: false,
+        dry_run,
+        bitfile: PathBuf::from(file),
+    }
+}
+
+#[test]
+fn flash_command_lines() {
+    assert_eq!(
+        flash_command(&flash("colorlight-i5", None, true, "a.bit")).unwrap(),
+        ["openFPGALoader", "-b", "colorlight-i5", "a.bit"]
+    );
+    assert_eq!(
+        flash_command(&flash("ecpix5", None, true, "b.bit")).unwrap(),
+        ["openFPGALoader", "-b", "ecpix5", "b.bit"]
+    );
+    assert_eq!(
+        flash_command(&flash("colorlight-5a-75b", Some("ft232"), true, "c.bit")).unwrap(),
+        ["openFPGALoader", "-c", "ft232", "c.bit"]
+    );
+    let e = flash_command(&flash("colorlight-5a-75b", None, true, "c.bit"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("--cable") && e.contains("colorlight-5a-75b"),
+        "{e}"
+    );
+    let e = flash_command(&flash("ulx3s", None, true, "c.bit"))
+        .unwrap_err()
+        .to_string();
+    assert!(
+        e.contains("unknown board") && e.contains("colorlight-i5"),
+        "{e}"
+    );
+    // A missing bitstream is named.
+    let e = run_flash(&flash("ecpix5", None, false, "/nonexistent/x.bit"))
+        .unwrap_err()
+        .to_string();
+    assert!(e.contains("/nonexistent/x.bit"), "{e}");
+    // --dry-run does not need the file or the tool.
+    assert!(run_flash(&flash("ecpix5", None, true, "/nonexistent/x.bit")).is_ok());
+}
