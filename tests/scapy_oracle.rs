@@ -7,23 +7,9 @@ mod common;
 
 use std::process::Command;
 
+use rnic_cosim::axis::Rng;
 use rnic_wire::opcode::OPCODES;
 use rnic_wire::{IpRepr, RoceFrame};
-
-/// A small deterministic generator (xorshift64*), so the frames are the same on every run.
-struct Rng(u64);
-
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 >> 12;
-        self.0 ^= self.0 << 25;
-        self.0 ^= self.0 >> 27;
-        self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
 
 fn scapy_available() -> bool {
     Command::new("python3")
@@ -41,7 +27,7 @@ fn scapy_accepts_random_and_jumbo_frames() {
         return;
     }
     let (m, _) = common::scapy_reference();
-    let mut rng = Rng(0x005E_ED0F_5CA9);
+    let mut rng = Rng::new(0x005E_ED0F_5CA9);
     let mut frames: Vec<RoceFrame> = Vec::new();
     for i in 0..400 {
         // Start from a reference description of a random opcode, then change every field.
@@ -54,8 +40,8 @@ fn scapy_accepts_random_and_jumbo_frames() {
         let mut d = base.desc.clone();
         d.bth.psn = rng.below(1 << 24) as u32;
         d.bth.dest_qp = rng.below(1 << 24) as u32;
-        d.bth.pkey = rng.next() as u16;
-        d.udp.src_port = rng.next() as u16;
+        d.bth.pkey = rng.next_u64() as u16;
+        d.udp.src_port = rng.next_u64() as u16;
         d.eth.vlan = (i % 2 == 0).then_some(rnic_wire::VlanTag {
             pcp: rng.below(8) as u8,
             dei: false,
@@ -79,7 +65,7 @@ fn scapy_accepts_random_and_jumbo_frames() {
             } else {
                 rng.below(max as u64 + 1)
             };
-            d.payload = (0..len).map(|_| rng.next() as u8).collect();
+            d.payload = (0..len).map(|_| rng.next_u64() as u8).collect();
         }
         frames.push(d);
     }
