@@ -314,6 +314,13 @@ impl Logic for HeaderExtract {
 
 /// The bits of `f` at frame offset `base`, as a Verilog concatenation of slices of `cap`.
 fn slice(f: &Field, base: usize) -> String {
+    bit_slices("cap", CAP_BITS, f, base)
+}
+
+/// The bits of field `f` placed at byte `base` of the byte vector `sig` (`bits` wide, byte 0 in
+/// its low 8 bits), as a Verilog concatenation of slices, most significant first: usable as an
+/// expression and as the target of an assignment.
+pub(crate) fn bit_slices(sig: &str, bits: usize, f: &Field, base: usize) -> String {
     let n0 = 8 * base + f.bit_offset();
     let mut parts: Vec<(usize, usize)> = Vec::new();
     for n in n0..n0 + f.width as usize {
@@ -324,17 +331,17 @@ fn slice(f: &Field, base: usize) -> String {
         }
     }
     assert!(
-        parts.iter().all(|&(hi, _)| hi < CAP_BITS),
-        "field {} at frame offset {base} is beyond the capture",
+        parts.iter().all(|&(hi, _)| hi < bits),
+        "field {} at byte {base} is beyond {sig}",
         f.name
     );
     let s: Vec<String> = parts
         .iter()
         .map(|&(hi, lo)| {
             if hi == lo {
-                format!("cap[{hi}]")
+                format!("{sig}[{hi}]")
             } else {
-                format!("cap[{hi}:{lo}]")
+                format!("{sig}[{hi}:{lo}]")
             }
         })
         .collect();
@@ -359,7 +366,7 @@ fn by_shape(f: &Field, base: impl Fn(bool, bool) -> usize) -> String {
     )
 }
 
-fn op_any(codes: &[u8]) -> String {
+pub(crate) fn op_any(codes: &[u8]) -> String {
     if codes.is_empty() {
         return "1'b0".into();
     }

@@ -47,4 +47,14 @@ pub const TOPS: &[Top] = &[
         name: "rx_parser",
         verilog: || verilog_of(crate::rx_parser::RxParser::new()),
     },
+    // The RoCEv2 transmit builder (header composition, payload realignment, ICRC appended).
+    Top {
+        name: "tx_builder",
+        verilog: || verilog_of(crate::tx_builder::TxBuilder::new()),
+    },
+    // Receive parser into transmit builder: accepted frames leave rebuilt from their fields.
+    Top {
+        name: "packet_loopback",
+        verilog: || verilog_of(crate::packet_loopback::PacketLoopback::new()),
+    },
 ];

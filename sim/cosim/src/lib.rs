@@ -9,4 +9,5 @@ pub mod lockstep;
 pub mod mac;
 pub mod packet_dut;
 pub mod rx_model;
+pub mod tx_dut;
 pub mod verilated;
