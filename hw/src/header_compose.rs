@@ -148,15 +148,35 @@ pub fn plan() -> Plan {
         .collect();
     let eth_type = Val::Derived(Derived::EtherType);
     put(&mut eth_plain, eth::ETHERTYPE, 0, eth_type);
-    put(&mut eth_tag, eth::TPID, tag_at, Val::Const(eth::ETHERTYPE_VLAN.into()));
+    put(
+        &mut eth_tag,
+        eth::TPID,
+        tag_at,
+        Val::Const(eth::ETHERTYPE_VLAN.into()),
+    );
     put(&mut eth_tag, eth::ETHERTYPE, eth::VLAN_LAYOUT.len, eth_type);
     put(&mut ip4, ipv4::VERSION, 0, Val::Const(4));
     put(&mut ip4, ipv4::IHL, 0, Val::Const(5));
     put(&mut ip4, ipv4::TOTAL_LEN, 0, Val::Derived(Derived::Ip4Len));
-    put(&mut ip4, ipv4::PROTOCOL, 0, Val::Const(ipv4::PROTO_UDP.into()));
+    put(
+        &mut ip4,
+        ipv4::PROTOCOL,
+        0,
+        Val::Const(ipv4::PROTO_UDP.into()),
+    );
     put(&mut ip6, ipv6::VERSION, 0, Val::Const(6));
-    put(&mut ip6, ipv6::PAYLOAD_LEN, 0, Val::Derived(Derived::UdpLen));
-    put(&mut ip6, ipv6::NEXT_HEADER, 0, Val::Const(ipv4::PROTO_UDP.into()));
+    put(
+        &mut ip6,
+        ipv6::PAYLOAD_LEN,
+        0,
+        Val::Derived(Derived::UdpLen),
+    );
+    put(
+        &mut ip6,
+        ipv6::NEXT_HEADER,
+        0,
+        Val::Const(ipv4::PROTO_UDP.into()),
+    );
     put(&mut udp_b, udp::LENGTH, 0, Val::Derived(Derived::UdpLen));
     for (k, en) in ENTRIES.iter().enumerate() {
         let v = Val::Entry(k);
@@ -239,18 +259,16 @@ pub fn compose(values: &[u64], p: &Plan) -> Composed {
         .find(|o| o.code == opcode)
         .map_or(0, |o| o.ext_len());
     // 16-bit arithmetic, as in the hardware.
-    let udp_len = (udp::LAYOUT.len + bth::LAYOUT.len + ext_len + payload + usize::from(pad) + 4)
-        & 0xFFFF;
+    let udp_len =
+        (udp::LAYOUT.len + bth::LAYOUT.len + ext_len + payload + usize::from(pad) + 4) & 0xFFFF;
     let ip4_len = (udp_len + ipv4::LAYOUT.len) & 0xFFFF;
     let derived = |d: Derived| -> u64 {
         match d {
-            Derived::EtherType => {
-                u64::from(if v6 {
-                    eth::ETHERTYPE_IPV6
-                } else {
-                    eth::ETHERTYPE_IPV4
-                })
-            }
+            Derived::EtherType => u64::from(if v6 {
+                eth::ETHERTYPE_IPV6
+            } else {
+                eth::ETHERTYPE_IPV4
+            }),
             Derived::Ip4Len => ip4_len as u64,
             Derived::UdpLen => udp_len as u64,
             Derived::Pad => pad.into(),
@@ -424,12 +442,18 @@ pub fn verilog(p: &Plan) -> String {
             .collect();
         chain = format!("{} ? 8'd{l} : ({chain})", op_any(&codes));
     }
-    body.push_str(&format!("    ext_len = {};\n", chain.replace("opcode", &format!("e{op}"))));
+    body.push_str(&format!(
+        "    ext_len = {};\n",
+        chain.replace("opcode", &format!("e{op}"))
+    ));
     body.push_str(&format!(
         "    udp_len = 16'd{} + {{8'd0, ext_len}} + e{pl} + {{14'd0, pad}};\n",
         udp::LAYOUT.len + bth::LAYOUT.len + 4
     ));
-    body.push_str(&format!("    ip4_len = udp_len + 16'd{};\n", ipv4::LAYOUT.len));
+    body.push_str(&format!(
+        "    ip4_len = udp_len + 16'd{};\n",
+        ipv4::LAYOUT.len
+    ));
     for b in [&p.eth_plain, &p.eth_tag, &p.ip4, &p.ip6, &p.udp, &p.bth] {
         emit_buf(&mut decl, &mut body, b);
     }
@@ -437,7 +461,10 @@ pub fn verilog(p: &Plan) -> String {
     let words: Vec<String> = (0..ipv4::LAYOUT.len / 2)
         .map(|k| {
             let f = Field::new("word", 2 * k, 0, 16);
-            format!("{{4'd0, {}}}", bit_slices("ip4", 8 * ipv4::LAYOUT.len, &f, 0))
+            format!(
+                "{{4'd0, {}}}",
+                bit_slices("ip4", 8 * ipv4::LAYOUT.len, &f, 0)
+            )
         })
         .collect();
     body.push_str(&format!("    cs_sum = {};\n", words.join(" + ")));

@@ -243,9 +243,8 @@ impl Logic for TxBuilder {
 
         // ---- The beat `ob` of the current frame.
         self.in_pay.next = self.ob.q.val() >= self.nh.q.val();
-        self.need_in.next = self.in_pay.val()
-            & !self.in_done.q.val()
-            & (self.ib.q.val() < self.np.q.val());
+        self.need_in.next =
+            self.in_pay.val() & !self.in_done.q.val() & (self.ib.q.val() < self.np.q.val());
         self.emit.next = self.busy.q.val() & (!self.need_in.val() | self.s_axis_tvalid.val());
         self.go.next = self.adv.val() & self.emit.val();
         self.take.next = self.go.val() & self.need_in.val();
@@ -271,13 +270,13 @@ impl Logic for TxBuilder {
         self.err_now.next = self.take.val()
             & ((self.s_axis_tlast.val() != self.last_in.val())
                 | (self.s_axis_tkeep.val() != self.pmask.val()));
-        self.late_now.next = self.late.q.val()
-            | (self.take.val() & self.last_in.val() & !self.s_axis_tlast.val());
+        self.late_now.next =
+            self.late.q.val() | (self.take.val() & self.last_in.val() & !self.s_axis_tlast.val());
         self.bad_now.next = self.bad.q.val() | self.err_now.val();
 
         // The payload realigned behind the header: lanes below `sh` from the previous beat.
-        self.cat.next = (bit_cast::<128, 64>(self.cur.val()) << 64)
-            | bit_cast::<128, 64>(self.prev.q.val());
+        self.cat.next =
+            (bit_cast::<128, 64>(self.cur.val()) << 64) | bit_cast::<128, 64>(self.prev.q.val());
         self.shamt.next = self.k_sixty4.val() - (bit_cast::<7, 3>(self.sh.q.val()) << 3);
         self.shifted.next = self.cat.val() >> self.shamt.val();
         self.data.next = self.hb.q.val().get_bits::<64>(0) | self.shifted.val().get_bits::<64>(0);
@@ -296,8 +295,8 @@ impl Logic for TxBuilder {
         }
 
         // ---- The header: taken when idle or on the cycle the last beat leaves.
-        self.free.next = (!self.busy.q.val() & !self.drain.q.val())
-            | (self.fin.val() & !self.late_now.val());
+        self.free.next =
+            (!self.busy.q.val() & !self.drain.q.val()) | (self.fin.val() & !self.late_now.val());
         self.s_hdr_ready.next = self.free.val() & !self.reset.val();
         self.start.next = self.free.val() & self.s_hdr_valid.val() & !self.reset.val();
         self.hl16.next = bit_cast::<16, 8>(self.comp.hdr_len.val());
