@@ -43,6 +43,9 @@ enum SimCmd {
     /// Run a capture through the hardware receive parser under Verilator: header channel,
     /// payload, bypass, drop counters.
     Rx(rnic::packet_cli::SimRxArgs),
+    /// Run a capture through the hardware receive parser and transmit builder under Verilator
+    /// (receive then transmit); write the rebuilt frames to a pcap.
+    Loopback(rnic::packet_cli::SimLoopbackArgs),
     /// Packet-level network scenario with DCQCN senders, an ECN-marking switch and CNPs.
     Net(rnic_netsim::cli::NetArgs),
     /// Apply a timed list of events to one DCQCN reaction point; print its state as CSV.
@@ -90,6 +93,7 @@ fn main() -> ExitCode {
         }) => trace::fix(&opts, &input, &output),
         Cmd::Sim(SimCmd::Icrc(args)) => rnic::sim::run(&args),
         Cmd::Sim(SimCmd::Rx(args)) => rnic::packet_cli::run_sim_rx(&args),
+        Cmd::Sim(SimCmd::Loopback(args)) => rnic::packet_cli::run_sim_loopback(&args),
         Cmd::Gen(args) => rnic::packet_cli::run_gen(&args),
         Cmd::Build(args) => rnic::fpga::run_build(&args),
         Cmd::Flash(args) => rnic::fpga::run_flash(&args),

@@ -270,6 +270,9 @@ pub struct RxRun {
     pub latency: Option<u64>,
     /// Output protocol problems (tkeep holes).
     pub errors: Vec<String>,
+    /// The hardware's verdict per frame, in the order they were counted: the index in
+    /// [`COUNTERS`] of the counter the frame incremented (accepted, bypass or a drop reason).
+    pub verdicts: Vec<usize>,
 }
 
 /// How to drive a run.
@@ -374,6 +377,11 @@ pub fn run<A: RxDut, B: RxDut>(
             }
             if oa.hdr_valid && i.hdr_ready {
                 r.headers.push(HeaderRecord::unpack(&oa.hdr));
+            }
+        }
+        for (k, (&now, &before)) in oa.counters.iter().zip(&r.counters).enumerate().skip(1) {
+            for _ in 0..now.saturating_sub(before) {
+                r.verdicts.push(k);
             }
         }
         r.counters = oa.counters;
