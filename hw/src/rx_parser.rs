@@ -39,7 +39,8 @@
 //! (2 cycles). The realigner shifts the payload by its start offset modulo 8 (the start depends
 //! on the tag, the IP version and the opcode) so that the payload stream's first byte is lane 0,
 //! and cuts the pad and ICRC with an exact `tkeep`. Every stage moves one beat per clock; the
-//! input stalls only when a FIFO is nearly full or a header waits on the header channel.
+//! input stalls only when a FIFO is nearly full, or when an accepted frame ends while the header
+//! of the one before it still waits on the header channel (a one-word slot).
 
 use rust_hdl::prelude::*;
 
@@ -213,6 +214,7 @@ pub struct RxParser {
     c_drop_padcnt: DFF<Bits<32>>,
     c_drop_icrc: DFF<Bits<32>>,
     adv: Signal<Local, Bit>,
+    need_slot: Signal<Local, Bit>,
     ta: Signal<Local, Bit>,
     l3: Signal<Local, Bits<20>>,
     iph: Signal<Local, Bits<20>>,
@@ -403,6 +405,7 @@ impl RxParser {
             c_drop_padcnt: Default::default(),
             c_drop_icrc: Default::default(),
             adv: Default::default(),
+            need_slot: Default::default(),
             ta: Default::default(),
             l3: Default::default(),
             iph: Default::default(),
@@ -577,10 +580,15 @@ impl Logic for RxParser {
         self.pay.reset.next = self.reset.val();
         self.byp.reset.next = self.reset.val();
 
-        // ---- Flow control: everything moves when both FIFOs have room and no header waits.
+        // ---- Flow control: everything moves when both FIFOs have room, unless an accepted
+        // frame ends while the previous header still waits on the header channel.
+        self.need_slot.next = self.r2_valid.q.val()
+            & self.r2_last.q.val()
+            & (self.r2_reason.q.val() == self.k_r_accept.val())
+            & !self.r2_bypass.q.val();
         self.adv.next = self.pay.room.val()
             & self.byp.room.val()
-            & (!self.hdr_valid.q.val() | self.m_hdr_ready.val())
+            & (!self.need_slot.val() | !self.hdr_valid.q.val() | self.m_hdr_ready.val())
             & !self.reset.val();
         self.icrc.s_axis_tdata.next = self.s_axis_tdata.val();
         self.icrc.s_axis_tkeep.next = self.s_axis_tkeep.val();
