@@ -17,7 +17,9 @@
 use rust_hdl::prelude::*;
 
 use crate::header_channel::{ENTRIES, HDR_BITS, Source};
-use crate::header_extract::{CAP_BITS, CAP_BYTES, bit_slices, bits_from_words, op_any, words_of};
+use crate::header_extract::{
+    CAP_BITS, CAP_BYTES, bit_slices, bits_from_words, ext_len_chain, op_any, words_of,
+};
 use rnic_wire::field::Field;
 use rnic_wire::opcode::{Ext, OPCODES};
 use rnic_wire::{bth, eth, ipv4, ipv6, udp};
@@ -426,25 +428,9 @@ pub fn verilog(p: &Plan) -> String {
         eth::ETHERTYPE_IPV4
     ));
     body.push_str(&format!("    pad = 2'd0 - e{pl}[1:0];\n"));
-    // Extension-header length by opcode (the same chain as the extraction's).
-    let mut lens: Vec<usize> = OPCODES.iter().map(|o| o.ext_len()).collect();
-    lens.sort_unstable();
-    lens.dedup();
-    let mut chain = "8'd0".to_string();
-    for &l in lens.iter().rev() {
-        if l == 0 {
-            continue;
-        }
-        let codes: Vec<u8> = OPCODES
-            .iter()
-            .filter(|o| o.ext_len() == l)
-            .map(|o| o.code)
-            .collect();
-        chain = format!("{} ? 8'd{l} : ({chain})", op_any(&codes));
-    }
     body.push_str(&format!(
         "    ext_len = {};\n",
-        chain.replace("opcode", &format!("e{op}"))
+        ext_len_chain(&format!("e{op}"))
     ));
     body.push_str(&format!(
         "    udp_len = 16'd{} + {{8'd0, ext_len}} + e{pl} + {{14'd0, pad}};\n",

@@ -366,6 +366,30 @@ fn by_shape(f: &Field, base: impl Fn(bool, bool) -> usize) -> String {
     )
 }
 
+/// An 8-bit Verilog expression: the extension-header length of the opcode in signal `op`, from
+/// the opcode table.
+pub(crate) fn ext_len_chain(op: &str) -> String {
+    let mut lens: Vec<usize> = OPCODES.iter().map(|o| o.ext_len()).collect();
+    lens.sort_unstable();
+    lens.dedup();
+    let mut chain = "8'd0".to_string();
+    for &l in lens.iter().rev() {
+        if l == 0 {
+            continue;
+        }
+        let codes: Vec<u8> = OPCODES
+            .iter()
+            .filter(|o| o.ext_len() == l)
+            .map(|o| o.code)
+            .collect();
+        chain = format!(
+            "{} ? 8'd{l} : ({chain})",
+            op_any(&codes).replace("opcode", op)
+        );
+    }
+    chain
+}
+
 pub(crate) fn op_any(codes: &[u8]) -> String {
     if codes.is_empty() {
         return "1'b0".into();
@@ -470,22 +494,7 @@ pub fn verilog() -> String {
         .collect();
     body.push_str(&format!("    known = {};\n", op_any(&all)));
     body.push_str(&format!("    has_payload = {};\n", op_any(&pay)));
-    let mut lens: Vec<usize> = OPCODES.iter().map(|o| o.ext_len()).collect();
-    lens.sort_unstable();
-    lens.dedup();
-    let mut chain = "8'd0".to_string();
-    for &l in lens.iter().rev() {
-        if l == 0 {
-            continue;
-        }
-        let codes: Vec<u8> = OPCODES
-            .iter()
-            .filter(|o| o.ext_len() == l)
-            .map(|o| o.code)
-            .collect();
-        chain = format!("{} ? 8'd{l} : ({chain})", op_any(&codes));
-    }
-    body.push_str(&format!("    ext_len = {chain};\n"));
+    body.push_str(&format!("    ext_len = {};\n", ext_len_chain("opcode")));
     // The header word.
     let mut parts = Vec::new();
     for (i, en) in ENTRIES.iter().enumerate() {

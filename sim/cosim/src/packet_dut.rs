@@ -408,7 +408,15 @@ pub fn run<A: RxDut, B: RxDut>(
     Ok(r)
 }
 
-fn collect(errors: &mut Vec<String>, cycle: u64, buf: &mut Vec<u8>, d: u64, k: u8, last: bool) {
+/// Appends an output beat's bytes to `buf`, noting a `tkeep` hole or a short non-last beat.
+pub(crate) fn collect(
+    errors: &mut Vec<String>,
+    cycle: u64,
+    buf: &mut Vec<u8>,
+    d: u64,
+    k: u8,
+    last: bool,
+) {
     let n = k.trailing_ones() as usize;
     if k.count_ones() as usize != n || n == 0 || (!last && n != 8) {
         errors.push(format!("cycle {cycle}: tkeep {k:#04x} (last {last})"));
@@ -419,4 +427,19 @@ fn collect(errors: &mut Vec<String>, cycle: u64, buf: &mut Vec<u8>, d: u64, k: u
 /// A header word as the rust-hdl type (for tests that drive the parser's output into a builder).
 pub fn header_bits(r: &HeaderRecord) -> Bits<HDR_BITS> {
     bits_from_words::<HDR_BITS>(&r.pack())
+}
+
+/// The frames of the shipped scapy reference trace (`tests/golden/scapy_reference.pcap`), each
+/// with a clear MAC error flag.
+pub fn scapy_reference_frames() -> Vec<(Vec<u8>, bool)> {
+    let path = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/golden/scapy_reference.pcap"
+    );
+    rnic_wire::pcap::read_file(path)
+        .expect("reference trace")
+        .records
+        .into_iter()
+        .map(|p| (p.data, false))
+        .collect()
 }

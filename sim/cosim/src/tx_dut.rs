@@ -12,6 +12,7 @@ use rnic_hw::rx_parser::COUNTERS;
 use rnic_hw::tx_builder::{TX_COUNTERS, TxBuilder};
 
 use crate::axis::{Beat, Rng, beats};
+use crate::packet_dut::collect;
 use crate::verilated::{Port, Verilated};
 
 /// A stream's outputs of one cycle: (tdata, tkeep, tlast, tvalid, tuser).
@@ -351,14 +352,6 @@ pub fn run_tx<A: TxDut, B: TxDut>(
     r.cycles = cycle;
     r.out_cycles = first_out.map_or(0, |f| last_out - f + 1);
     Ok(r)
-}
-
-fn collect(errors: &mut Vec<String>, cycle: u64, buf: &mut Vec<u8>, d: u64, k: u8, last: bool) {
-    let n = k.trailing_ones() as usize;
-    if k.count_ones() as usize != n || n == 0 || (!last && n != 8) {
-        errors.push(format!("cycle {cycle}: tkeep {k:#04x} (last {last})"));
-    }
-    buf.extend_from_slice(&d.to_le_bytes()[..n]);
 }
 
 // ------------------------------------------------------------------------------------------

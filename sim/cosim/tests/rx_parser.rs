@@ -147,24 +147,11 @@ fn line_rate_back_to_back() {
     }
 }
 
-fn scapy_frames() -> Vec<(Vec<u8>, bool)> {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../tests/golden/scapy_reference.pcap"
-    );
-    rnic_wire::pcap::read_file(path)
-        .expect("reference trace")
-        .records
-        .into_iter()
-        .map(|p| (p.data, false))
-        .collect()
-}
-
 /// Every frame of the scapy reference trace: every header field equals the model's parse, every
 /// payload equals the model's, nothing else comes out.
 #[test]
 fn reference_trace_fields_equal_the_model() {
-    let frames = scapy_frames();
+    let frames = rnic_cosim::packet_dut::scapy_reference_frames();
     let n = frames.len();
     let r = verilator_run(frames, 7, 0.05, 0.05);
     assert_eq!(

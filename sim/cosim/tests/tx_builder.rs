@@ -277,23 +277,10 @@ fn loopback_lockstep_random_traffic() {
     }
 }
 
-fn scapy_frames() -> Vec<(Vec<u8>, bool)> {
-    let path = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../tests/golden/scapy_reference.pcap"
-    );
-    rnic_wire::pcap::read_file(path)
-        .expect("reference trace")
-        .records
-        .into_iter()
-        .map(|p| (p.data, false))
-        .collect()
-}
-
 /// Every frame of the scapy reference trace comes back byte for byte.
 #[test]
 fn loopback_reference_trace_byte_for_byte() {
-    let frames = scapy_frames();
+    let frames = rnic_cosim::packet_dut::scapy_reference_frames();
     let n = frames.len();
     let r = loopback_verilator(frames, 9, 0.05, 0.05, true);
     assert_eq!(r.frames.len(), n, "every reference frame is rebuilt");
