@@ -291,3 +291,26 @@ impl<const A: usize> Logic for FrameFifo<A> {
         self.overflow.next = self.o_overflow.q.val();
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_block_ram_uses_its_output_registers() {
+        let v = dp16kd_outreg_verilog(9);
+        assert_eq!(v.matches("DP16KD #(").count(), 3, "three 36-bit slices");
+        assert_eq!(v.matches(".REGMODE_A(\"OUTREG\")").count(), 3);
+        assert_eq!(v.matches(".REGMODE_B(\"OUTREG\")").count(), 3);
+        assert_eq!(v.matches(".OCEA(read_enable)").count(), 3);
+        assert_eq!(v.matches(".OCEB(read_enable)").count(), 3);
+        assert_eq!(v.matches(".CEB(read_enable)").count(), 3);
+        // Every data bit of every slice is connected once, in and out.
+        for k in 0..108 {
+            assert_eq!(v.matches(&format!("(wdata[{k}])")).count(), 1, "wdata[{k}]");
+            assert_eq!(v.matches(&format!("(rdata[{k}])")).count(), 1, "rdata[{k}]");
+        }
+        // A narrower FIFO pads the word address.
+        assert!(dp16kd_outreg_verilog(7).contains("{2'b0, read_address}"));
+    }
+}
