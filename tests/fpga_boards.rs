@@ -2,7 +2,8 @@
 //! and the `rnic flash` command line.
 
 use std::path::PathBuf;
-use std::process::Command;
+use std::process::{Command, Stdio};
+use std::time::Duration;
 
 use rnic::fpga::{
     Board, FlashArgs, TopPort, board_names, check_constraints, flash_command, lpf_names, run_flash,
@@ -90,6 +91,9 @@ fn the_check_finds_missing_and_extra_constraints() {
     assert!(lpf_names("BOGUS \"a\";").is_err());
 }
 
+/// The longest a board top's yosys synthesis may take in the tests.
+const SYNTH_LIMIT: Duration = Duration::from_secs(600);
+
 fn synth(name: &str) {
     if Command::new("yosys").arg("-V").output().is_err() {
         eprintln!("SKIP: yosys is not installed (Debian: apt-get install yosys)");
@@ -100,7 +104,7 @@ fn synth(name: &str) {
     std::fs::create_dir_all(&dir).unwrap();
     std::fs::write(dir.join("top.v"), b.verilog().unwrap()).unwrap();
     let t = std::time::Instant::now();
-    let out = Command::new("yosys")
+    let mut child = Command::new("yosys")
         .current_dir(&dir)
         .args([
             "-q",
@@ -109,12 +113,27 @@ fn synth(name: &str) {
             "-p",
             "read_verilog top.v; synth_ecp5 -top top; stat",
         ])
-        .output()
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
         .unwrap();
+    // CI time is bounded: a synthesis that runs away is killed and fails the test (about
+    // 30-50 s on an idle 2-core machine, 2 minutes on a loaded one).
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if t.elapsed() > SYNTH_LIMIT {
+            child.kill().unwrap();
+            child.wait().unwrap();
+            panic!("{name}: yosys ran over {} s", SYNTH_LIMIT.as_secs());
+        }
+        std::thread::sleep(Duration::from_millis(200));
+    };
     assert!(
-        out.status.success(),
-        "{name}: yosys failed: {}",
-        String::from_utf8_lossy(&out.stderr)
+        status.success(),
+        "{name}: yosys failed ({status}), see {}",
+        dir.join("yosys.log").display()
     );
     let log = std::fs::read_to_string(dir.join("yosys.log")).unwrap();
     let stat = &log[log.rfind("Printing statistics").expect("stat")..];

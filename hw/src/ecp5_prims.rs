@@ -1,5 +1,5 @@
 //! ECP5 primitives the board wrapper needs: the DDR input and output registers (`IDDRX1F`,
-//! `ODDRX1F`) and the PLL (`EHXPLLL`).
+//! `ODDRX1F`), the PLL (`EHXPLLL`), and (for the frame FIFO) the block RAM `DP16KD`.
 //!
 //! Each is a rust-hdl block with two faces:
 //! - a simulation model in Rust (`update`), so rust-hdl's simulator runs designs that use it;
@@ -95,10 +95,113 @@ endmodule
 `endif
 "#;
 
-/// Appends [`SIM_MODELS`] to a generated Verilog file.
+/// Appends [`SIM_MODELS`] and [`dp16kd_model`] to a generated Verilog file.
 pub fn with_sim_models(mut verilog: String) -> String {
     verilog.push_str(SIM_MODELS);
+    verilog.push_str(&dp16kd_model());
     verilog
+}
+
+/// `{P13, P12, ..., P0}`: the pins `P<hi-1>` down to `P<lo>` as one vector.
+fn pin_vector(prefix: &str, lo: usize, hi: usize) -> String {
+    let pins: Vec<String> = (lo..hi).rev().map(|i| format!("{prefix}{i}")).collect();
+    format!("{{{}}}", pins.join(", "))
+}
+
+/// A behavioural model of the block RAM cell `DP16KD` in the one configuration the design
+/// uses (the frame FIFO's [`crate::frame_fifo::Bram73`]): 512 words of 36 bits,
+/// pseudo-dual-port, written on port A (word address `ADA13:5`, byte enables `ADA3:0`, data
+/// `DIB17:0, DIA17:0`) and read on port B (word address `ADB13:5`, data `DOB17:0, DOA17:0`).
+/// `CEB` latches the read address; with `REGMODE_A` and `REGMODE_B` both `"OUTREG"` the next
+/// edge with `OCEB` high loads the output register from the latched address, otherwise the
+/// word shows directly. Words start at zero, like the rust-hdl model. For simulators only.
+pub fn dp16kd_model() -> String {
+    let mut ports: Vec<String> = Vec::new();
+    for side in ["A", "B"] {
+        for p in ["CLK", "CE", "OCE", "WE", "RST", "CS0", "CS1", "CS2"] {
+            let name = match p.strip_prefix("CS") {
+                Some(n) => format!("CS{side}{n}"),
+                None => format!("{p}{side}"),
+            };
+            ports.push(format!("input {name}"));
+        }
+        for i in 0..14 {
+            ports.push(format!("input AD{side}{i}"));
+        }
+        for i in 0..18 {
+            ports.push(format!("input DI{side}{i}"));
+        }
+        for i in 0..18 {
+            ports.push(format!("output DO{side}{i}"));
+        }
+    }
+    let mut port_lines = String::new();
+    for chunk in ports.chunks(8) {
+        port_lines.push_str("  ");
+        port_lines.push_str(&chunk.join(", "));
+        port_lines.push_str(",\n");
+    }
+    port_lines.truncate(port_lines.len() - 2);
+    let mut params = String::new();
+    for (name, default) in [
+        ("DATA_WIDTH_A", "18"),
+        ("DATA_WIDTH_B", "18"),
+        ("REGMODE_A", "\"NOREG\""),
+        ("REGMODE_B", "\"NOREG\""),
+        ("RESETMODE", "\"SYNC\""),
+        ("ASYNC_RESET_RELEASE", "\"SYNC\""),
+        ("CSDECODE_A", "\"0b000\""),
+        ("CSDECODE_B", "\"0b000\""),
+        ("WRITEMODE_A", "\"NORMAL\""),
+        ("WRITEMODE_B", "\"NORMAL\""),
+        ("GSR", "\"ENABLED\""),
+    ] {
+        params.push_str(&format!("  parameter {name} = {default};\n"));
+    }
+    format!(
+        "
+`ifndef SYNTHESIS
+// Simulation model of DP16KD, 512 x 36 pseudo-dual-port only (rnic-hw ecp5_prims.rs).
+module DP16KD(
+{port_lines});
+{params}  wire [8:0] wa = {wa};
+  wire [3:0] be = {be};
+  wire [35:0] di = {{{dib}, {dia}}};
+  wire [8:0] ra_in = {rb};
+  reg [35:0] mem[0:511];
+  reg [8:0] ra;
+  reg [35:0] q;
+  integer i;
+  initial begin
+    for (i = 0; i < 512; i = i + 1) mem[i] = 36'b0;
+    ra = 9'b0;
+    q = 36'b0;
+  end
+  always @(posedge CLKA) begin
+    if (CEA && WEA) begin
+      if (be[0]) mem[wa][8:0] <= di[8:0];
+      if (be[1]) mem[wa][17:9] <= di[17:9];
+      if (be[2]) mem[wa][26:18] <= di[26:18];
+      if (be[3]) mem[wa][35:27] <= di[35:27];
+    end
+  end
+  always @(posedge CLKB) begin
+    if (CEB) ra <= ra_in;
+    if (OCEB) q <= mem[ra];
+  end
+  wire [35:0] dout = (REGMODE_A == \"OUTREG\" && REGMODE_B == \"OUTREG\") ? q : mem[ra];
+  assign {{{dob}, {doa}}} = dout;
+endmodule
+`endif
+",
+        wa = pin_vector("ADA", 5, 14),
+        be = pin_vector("ADA", 0, 4),
+        rb = pin_vector("ADB", 5, 14),
+        dia = pin_vector("DIA", 0, 18),
+        dib = pin_vector("DIB", 0, 18),
+        doa = pin_vector("DOA", 0, 18),
+        dob = pin_vector("DOB", 0, 18),
+    )
 }
 
 /// `IDDRX1F`: one DDR input bit, two single-rate outputs (see the module docs for timing).
