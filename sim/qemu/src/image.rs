@@ -8,6 +8,7 @@ use std::collections::{BTreeMap, BTreeSet};
 use std::fs;
 use std::hash::{DefaultHasher, Hash, Hasher};
 use std::io::Write;
+use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
@@ -365,6 +366,9 @@ echo "RNIC-EXIT $rc"
 poweroff -f
 "#;
 
+/// Changes whenever the way an initramfs is laid out changes, so cached images are rebuilt.
+const LAYOUT_VERSION: u32 = 2;
+
 /// Builds (or finds in the cache) the kernel and initramfs for `spec`.
 pub fn build(spec: &ImageSpec, cache: &Path) -> Result<GuestImage> {
     require_packages(&["linux-image-amd64", "busybox-static", "kmod"])?;
@@ -434,6 +438,7 @@ pub fn build(spec: &ImageSpec, cache: &Path) -> Result<GuestImage> {
     spec.hash(&mut h);
     ver.hash(&mut h);
     INIT.hash(&mut h);
+    LAYOUT_VERSION.hash(&mut h);
     for (g, host) in &files {
         g.hash(&mut h);
         let md = fs::metadata(host).with_context(|| format!("reading {}", host.display()))?;
@@ -443,6 +448,14 @@ pub fn build(spec: &ImageSpec, cache: &Path) -> Result<GuestImage> {
     let initrd = cache.join(format!("initrd-{}-{:016x}.cpio", spec.name, h.finish()));
     if !initrd.exists() {
         write_initrd(&initrd, &files, &modules, spec)?;
+        // Older images of the same kind are stale now.
+        let prefix = format!("initrd-{}-", spec.name);
+        for e in fs::read_dir(cache)?.flatten() {
+            let n = e.file_name().to_string_lossy().into_owned();
+            if n.starts_with(&prefix) && n.ends_with(".cpio") && e.path() != initrd {
+                let _ = fs::remove_file(e.path());
+            }
+        }
     }
     Ok(GuestImage {
         kernel_version: ver,
@@ -486,12 +499,9 @@ fn write_initrd(
     let mut all: BTreeMap<String, (Vec<u8>, u32)> = BTreeMap::new();
     for (g, host) in files {
         let data = fs::read(host).with_context(|| format!("reading {}", host.display()))?;
-        let exec = host.to_string_lossy().contains(".so")
-            || g.starts_with("/bin")
-            || g.starts_with("/usr/bin")
-            || g.starts_with("/usr/sbin")
-            || g.starts_with("/sbin");
-        all.insert(g.clone(), (data, if exec { 0o755 } else { 0o644 }));
+        // The host file's permissions (symlinks followed), so executables stay executable.
+        let mode = fs::metadata(host)?.permissions().mode() & 0o777;
+        all.insert(g.clone(), (data, mode));
     }
     all.insert("/init".into(), (INIT.as_bytes().to_vec(), 0o755));
     let mut list = modules.join("\n");

@@ -7,6 +7,7 @@
 //! - [`rxe`]: two-guest scenarios with the verbs tools and perftest.
 //! - [`analysis`]: what an RC trace says about the transport (frames by opcode, NAKs,
 //!   retransmissions, go-back-N, duplicate handling), checked against a responder model.
+//! - [`vfio`]: a guest with an emulated IOMMU, ivshmem and edu, for the driver's VFIO tests.
 //! - [`cpio`]: the initramfs archive format.
 
 pub mod analysis;
@@ -15,3 +16,4 @@ pub mod image;
 pub mod link;
 pub mod runner;
 pub mod rxe;
+pub mod vfio;

@@ -329,7 +329,7 @@ pub fn report_text(r: &RunResult) -> String {
     }
     s += &format!("retransmitted packets: {}\n", m.retransmissions);
     for (flow, psns) in &m.retransmitted_psns {
-        s += &format!("  {flow}: PSNs {psns:?}\n");
+        s += &format!("  {flow}: PSNs {}\n", ranges(psns));
     }
     let b = &r.behaviour;
     s += &format!(
@@ -343,10 +343,19 @@ pub fn report_text(r: &RunResult) -> String {
         b.duplicate_reads_answered,
         b.silently_dropped
     );
-    for e in &b.episodes {
+    for e in b.episodes.iter().take(8) {
         s += &format!(
-            "  NAK at frame {} for PSN {}: resent {:?}\n",
-            e.nak_frame, e.psn, e.resent
+            "  NAK at frame {} for PSN {}: resent in order {} ({} packets)\n",
+            e.nak_frame,
+            e.psn,
+            ranges(&e.resent),
+            e.resent.len()
+        );
+    }
+    if b.episodes.len() > 8 {
+        s += &format!(
+            "  ... {} more NAK episodes in summary.json\n",
+            b.episodes.len() - 8
         );
     }
     if b.violations.is_empty() {
@@ -360,9 +369,45 @@ pub fn report_text(r: &RunResult) -> String {
     s
 }
 
+/// PSNs as runs: `[1, 2, 3, 7]` -> `1-3 7`; at most 12 runs shown.
+pub fn ranges(psns: &[u32]) -> String {
+    let mut runs: Vec<(u32, u32)> = Vec::new();
+    for &p in psns {
+        match runs.last_mut() {
+            Some((_, end)) if p == (*end + 1) & 0xFF_FFFF => *end = p,
+            _ => runs.push((p, p)),
+        }
+    }
+    let mut out: Vec<String> = runs
+        .iter()
+        .take(12)
+        .map(|&(a, b)| {
+            if a == b {
+                a.to_string()
+            } else {
+                format!("{a}-{b}")
+            }
+        })
+        .collect();
+    if runs.len() > 12 {
+        out.push(format!("... ({} runs)", runs.len()));
+    }
+    if out.is_empty() {
+        "none".into()
+    } else {
+        out.join(" ")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn psn_runs_are_compacted_across_the_wrap() {
+        assert_eq!(ranges(&[1, 2, 3, 7, 0xFF_FFFF, 0, 1]), "1-3 7 16777215-1");
+        assert_eq!(ranges(&[]), "none");
+    }
 
     #[test]
     fn scenario_names_round_trip_and_bad_ones_are_explained() {
