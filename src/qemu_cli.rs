@@ -31,6 +31,12 @@ enum QemuCmd {
         #[arg(long)]
         binary: Option<PathBuf>,
     },
+    /// Regenerate the golden rxe traces: a fixed set of small runs, each capture copied to
+    /// DIR/NAME.pcap, with DIR/manifest.json (kernel, tool, parameters, seed, fault record).
+    Golden {
+        #[arg(long, default_value = "tests/golden/rxe")]
+        out: PathBuf,
+    },
     /// Summarize a capture (frames by opcode, NAKs, retransmissions) and check it against the
     /// RC model; `--faults` gives the link's record of what it dropped.
     Analyze {
@@ -94,7 +100,79 @@ pub fn run(args: &QemuArgs) -> Result<ExitCode> {
             Ok(ExitCode::SUCCESS)
         }
         QemuCmd::Analyze { pcap, faults } => analyze(pcap, faults.as_deref()),
+        QemuCmd::Golden { out } => golden(out),
     }
+}
+
+/// The golden set: name, tool, iterations, size, drop every N.
+pub const GOLDEN: &[(&str, Tool, u32, u32, Option<u64>)] = &[
+    ("rc_pingpong", Tool::RcPingpong, 10, 2048, None),
+    ("rc_pingpong-drop-7", Tool::RcPingpong, 10, 2048, Some(7)),
+    ("ud_pingpong", Tool::UdPingpong, 10, 512, None),
+    ("send_bw-drop-9", Tool::SendBw, 5, 2048, Some(9)),
+    ("write_bw-drop-9", Tool::WriteBw, 5, 2048, Some(9)),
+    ("read_bw-drop-9", Tool::ReadBw, 5, 2048, Some(9)),
+];
+
+/// One golden trace as the manifest records it.
+#[derive(serde::Serialize, serde::Deserialize)]
+pub struct GoldenEntry {
+    pub file: String,
+    pub kernel: String,
+    pub tool: String,
+    pub command: String,
+    pub iters: u32,
+    pub size: u32,
+    pub faults: FaultConfig,
+    pub fault_record: Vec<FaultEvent>,
+    pub completed: bool,
+    pub frames: usize,
+    pub seq_naks: usize,
+    pub retransmissions: usize,
+}
+
+fn golden(out: &Path) -> Result<ExitCode> {
+    image::require_packages(image::PACKAGES)?;
+    let img = image::build(&image::rxe_spec(), &image::default_cache_dir())?;
+    std::fs::create_dir_all(out)?;
+    let mut entries = Vec::new();
+    let mut ok = true;
+    for &(name, tool, iters, size, drop) in GOLDEN {
+        let mut sc = Scenario::new(tool);
+        sc.iters = iters;
+        sc.size = size;
+        sc.faults.drop_every = drop;
+        sc.timeout_s = 120;
+        let dir = image::default_cache_dir().join("golden").join(name);
+        let r = rxe::run(&img, &sc, &dir)?;
+        print!("{}", rxe::report_text(&r));
+        ok &= r.completed && r.behaviour.violations.is_empty();
+        let file = format!("{name}.pcap");
+        std::fs::copy(&r.link.pcap, out.join(&file))?;
+        entries.push(GoldenEntry {
+            file,
+            kernel: r.kernel.clone(),
+            tool: tool.binary().into(),
+            command: format!("{} {}", tool.binary(), tool.args(iters, size)),
+            iters,
+            size,
+            faults: sc.faults.clone(),
+            fault_record: r.link.faults.clone(),
+            completed: r.completed,
+            frames: r.summary.frames,
+            seq_naks: r.behaviour.seq_naks_seen,
+            retransmissions: r.summary.retransmissions,
+        });
+    }
+    std::fs::write(
+        out.join("manifest.json"),
+        serde_json::to_string_pretty(&entries)? + "\n",
+    )?;
+    Ok(if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }
 
 fn run_rxe(a: &RxeArgs) -> Result<ExitCode> {

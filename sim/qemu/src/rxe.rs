@@ -67,7 +67,7 @@ impl Tool {
     pub fn defaults(self) -> (u32, u32) {
         match self {
             Tool::RcPingpong => (20, 2048),
-            // UD messages must fit the path MTU (1024) less the 40-byte GRH.
+            // A UD message is one packet: it must fit the path MTU (1024).
             Tool::UdPingpong => (20, 512),
             Tool::SendBw | Tool::WriteBw | Tool::ReadBw => (20, 8192),
         }
@@ -207,6 +207,15 @@ pub fn run(image: &GuestImage, sc: &Scenario, out: &Path) -> Result<RunResult> {
     sc.faults.validate()?;
     if sc.iters == 0 || sc.size == 0 {
         bail!("iterations and message size must be at least 1");
+    }
+    if !matches!(sc.tool, Tool::RcPingpong | Tool::UdPingpong) && sc.iters < 5 {
+        bail!(
+            "{} needs at least 5 iterations (perftest refuses fewer)",
+            sc.tool.binary()
+        );
+    }
+    if sc.tool == Tool::UdPingpong && sc.size > 1024 {
+        bail!("ud_pingpong messages must fit in one packet of the 1024-byte path MTU");
     }
     fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     let started = Instant::now();
