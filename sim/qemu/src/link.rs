@@ -59,9 +59,7 @@ impl FaultConfig {
                 bail!("--{name} must be at least 1 (got 0)");
             }
         }
-        if let Some(p) = self.drop_prob
-            && !(0.0..=1.0).contains(&p)
-        {
+        if let Some(p) = self.drop_prob.filter(|p| !(0.0..=1.0).contains(p)) {
             bail!("--drop-prob must be within 0..=1 (got {p})");
         }
         Ok(())
@@ -359,9 +357,7 @@ impl Link {
 }
 
 fn deliver(outs: &mut [Option<PortOut>], dst: usize, frame: &[u8]) {
-    if let Some(o) = outs[dst].as_mut()
-        && o.send(frame).is_err()
-    {
+    if outs[dst].as_mut().is_some_and(|o| o.send(frame).is_err()) {
         // The peer went away (guest powered off); later frames to it are lost.
         outs[dst] = None;
     }
@@ -494,19 +490,17 @@ impl Injector {
     fn decide(&mut self, frame: &[u8]) -> Vec<FaultAction> {
         self.count += 1;
         let c = self.count;
-        let every = |n: Option<u64>| n.is_some_and(|n| c.is_multiple_of(n));
+        let every = |n: Option<u64>| n.is_some_and(|n| c % n == 0);
         let mut v = Vec::new();
         let random_drop = self
             .cfg
             .drop_prob
-            .is_some_and(|p| (self.rng.next_u64() >> 11) as f64 / (1u64 << 53) as f64 <= p);
+            .is_some_and(|p| (self.rng.next_u64() >> 11) as f64 / ((1u64 << 53) as f64) < p);
         if every(self.cfg.drop_every) || random_drop {
             v.push(FaultAction::Drop);
             return v;
         }
-        if every(self.cfg.corrupt_every)
-            && let Some(b) = bth_offset(frame)
-        {
+        if let Some(b) = bth_offset(frame).filter(|_| every(self.cfg.corrupt_every)) {
             // A bit of the BTH or beyond (what the ICRC covers).
             let span = frame.len().saturating_sub(b).max(1) as u64;
             let r = self.rng.next_u64();

@@ -140,7 +140,7 @@ impl Guest {
         .args(&cfg.args)
         .stdin(Stdio::null())
         .stdout(File::create(&qemu_log)?)
-        .stderr(File::create(&qemu_log.with_extension("stderr.log"))?)
+        .stderr(File::create(qemu_log.with_extension("stderr.log"))?)
         .process_group(0);
         // SAFETY: the closure runs in the forked child before exec and only calls prctl, which
         // is async-signal-safe; it touches no memory of the parent.
