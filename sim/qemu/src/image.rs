@@ -598,7 +598,11 @@ kernel/crypto/crc32_generic.ko:
     }
 
     #[test]
-    fn apt_command_names_packages() {
-        assert_eq!(apt_command(&["a", "b"]), "apt-get install -y a b");
+    fn a_missing_package_is_named_with_the_apt_get_command() {
+        let e = require_packages(&["rnic-no-such-package-x"]).unwrap_err().to_string();
+        assert!(
+            e.contains("install them with: apt-get install -y rnic-no-such-package-x"),
+            "{e}"
+        );
     }
 }
