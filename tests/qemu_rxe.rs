@@ -1,5 +1,5 @@
 //! Two Linux soft-RoCE guests in QEMU (TCG) through the host link, driven through the CLI:
-//! `rnic qemu rxe --scenario rc_pingpong` with and without drops, then `rnic trace check` on
+//! `rnic qemu rxe`: rc_pingpong without drops, send_bw with drops, then `rnic trace check` on
 //! each capture. Needs the Debian packages of `rnic_qemu::image::PACKAGES`; without them (or
 //! when QEMU cannot start) the test fails with the reason, it does not skip.
 
@@ -22,15 +22,12 @@ fn rnic(args: &[&str]) -> (bool, String) {
 }
 
 fn scenario(extra: &[&str], out: &Path) -> Value {
+    scenario_tool("rc_pingpong", extra, out)
+}
+
+fn scenario_tool(tool: &str, extra: &[&str], out: &Path) -> Value {
     let _ = std::fs::remove_dir_all(out);
-    let mut args = vec![
-        "qemu",
-        "rxe",
-        "--scenario",
-        "rc_pingpong",
-        "--timeout",
-        "150",
-    ];
+    let mut args = vec!["qemu", "rxe", "--scenario", tool, "--timeout", "150"];
     args.extend_from_slice(extra);
     args.extend_from_slice(&["--out", out.to_str().unwrap()]);
     let (ok, text) = rnic(&args);
@@ -51,7 +48,7 @@ fn n(v: &Value, path: &[&str]) -> u64 {
 }
 
 #[test]
-fn rc_pingpong_between_two_rxe_guests_with_and_without_loss() {
+fn two_rxe_guests_complete_with_and_without_loss() {
     let base = rnic_qemu::image::default_cache_dir().join("runs/test");
     let iters = 10;
 
@@ -69,9 +66,13 @@ fn rc_pingpong_between_two_rxe_guests_with_and_without_loss() {
             .is_empty()
     );
 
-    let lossy = scenario(
-        &["--iters", "10", "--drop-every", "7"],
-        &base.join("drop-7"),
+    // With loss, ib_send_bw: ibv_rc_pingpong has no closing handshake, so when the link
+    // drops its final ACK the peer retries into a QP that is gone and never completes (real
+    // behaviour, seen with --drop-every 7); perftest syncs over TCP before tearing down.
+    let lossy = scenario_tool(
+        "send_bw",
+        &["--iters", "5", "--size", "8192", "--drop-every", "20"],
+        &base.join("send-drop-20"),
     );
     assert_eq!(lossy["completed"], true, "rxe recovers from loss");
     let dropped = n(&lossy, &["summary", "dropped_by_link"]);

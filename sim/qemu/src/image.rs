@@ -599,7 +599,9 @@ kernel/crypto/crc32_generic.ko:
 
     #[test]
     fn a_missing_package_is_named_with_the_apt_get_command() {
-        let e = require_packages(&["rnic-no-such-package-x"]).unwrap_err().to_string();
+        let e = require_packages(&["rnic-no-such-package-x"])
+            .unwrap_err()
+            .to_string();
         assert!(
             e.contains("install them with: apt-get install -y rnic-no-such-package-x"),
             "{e}"

@@ -230,13 +230,26 @@ impl Guest {
 
     /// Waits for several guests at once (so each one's boot time is seen when it happens),
     /// killing those still running at `deadline`.
-    pub fn wait_all(guests: &mut [&mut Guest], deadline: Instant) -> Result<Vec<Outcome>> {
+    /// Once one has ended, the others get `grace` more before they count as timed out (a
+    /// peer left alone may wait forever for the one that left).
+    pub fn wait_all(
+        guests: &mut [&mut Guest],
+        deadline: Instant,
+        grace: Duration,
+    ) -> Result<Vec<Outcome>> {
+        let mut deadline = deadline;
+        let mut first_end: Option<Instant> = None;
         loop {
-            let mut running = false;
+            let mut running = 0;
             for g in guests.iter_mut() {
-                running |= g.poll()?;
+                running += usize::from(g.poll()?);
             }
-            if !running || Instant::now() >= deadline {
+            if running < guests.len() && first_end.is_none() {
+                let now = Instant::now();
+                first_end = Some(now);
+                deadline = deadline.min(now + grace);
+            }
+            if running == 0 || Instant::now() >= deadline {
                 break;
             }
             std::thread::sleep(Duration::from_millis(50));

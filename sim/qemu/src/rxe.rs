@@ -251,7 +251,12 @@ pub fn run(image: &GuestImage, sc: &Scenario, out: &Path) -> Result<RunResult> {
     let pcap = out.join("capture.pcap");
     let faults = sc.faults.clone();
     let hub = std::thread::spawn(move || link.run(&pcap, &faults));
-    let mut outcomes = Guest::wait_all(&mut [&mut server, &mut client], deadline)?;
+    // 30 s: far longer than any retry interval the tools use (67 ms to 1 s).
+    let mut outcomes = Guest::wait_all(
+        &mut [&mut server, &mut client],
+        deadline,
+        Duration::from_secs(30),
+    )?;
     let co: Outcome = outcomes.pop().expect("two guests");
     let so: Outcome = outcomes.pop().expect("two guests");
     drop((server, client));
@@ -342,7 +347,7 @@ pub fn report_text(r: &RunResult) -> String {
     }
     let b = &r.behaviour;
     s += &format!(
-        "transport: {} requests lost, {} sequence-error NAKs expected / {} seen, {} duplicates ({} re-ACKed), {} duplicate READs ({} answered), {} dropped silently after a NAK\n",
+        "transport: {} requests lost, {} sequence-error NAKs expected / {} seen, {} duplicates ({} re-ACKed), {} duplicate READs ({} answered), {} dropped silently after a NAK, {} after the responder fell silent\n",
         b.lost_requests.len(),
         b.seq_naks_expected,
         b.seq_naks_seen,
@@ -350,7 +355,8 @@ pub fn report_text(r: &RunResult) -> String {
         b.duplicates_reacked,
         b.duplicate_reads,
         b.duplicate_reads_answered,
-        b.silently_dropped
+        b.silently_dropped,
+        b.after_responder_silent
     );
     for e in b.episodes.iter().take(8) {
         s += &format!(
