@@ -53,7 +53,10 @@ fn qemu_pid(dir: &Path, name: &str) -> u32 {
                 return pid;
             }
         }
-        assert!(t0.elapsed() < Duration::from_secs(10), "QEMU for {name} not found");
+        assert!(
+            t0.elapsed() < Duration::from_secs(10),
+            "QEMU for {name} not found"
+        );
         std::thread::sleep(Duration::from_millis(50));
     }
 }
