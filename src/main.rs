@@ -34,6 +34,8 @@ enum Cmd {
     Flash(rnic::fpga::FlashArgs),
     /// Measure performance figures.
     Bench(bench::BenchArgs),
+    /// Real-kernel harness: soft-RoCE peers and VFIO in QEMU guests.
+    Qemu(rnic::qemu_cli::QemuArgs),
 }
 
 #[derive(Subcommand)]
@@ -102,6 +104,7 @@ fn main() -> ExitCode {
             rnic_netsim::cli::run_dcqcn(&args).map(|()| ExitCode::SUCCESS)
         }
         Cmd::Bench(args) => bench::run(&args),
+        Cmd::Qemu(args) => rnic::qemu_cli::run(&args),
     };
     match result {
         Ok(code) => code,

@@ -1,0 +1,239 @@
+//! `rnic qemu`: the real-kernel harness (soft-RoCE peers in QEMU guests, their captures).
+
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+use anyhow::{Context, Result};
+use clap::{Args, Subcommand};
+use rnic_qemu::analysis;
+use rnic_qemu::image;
+use rnic_qemu::link::{FaultConfig, FaultEvent};
+use rnic_qemu::rxe::{self, Scenario, Tool};
+
+#[derive(Args)]
+pub struct QemuArgs {
+    #[command(subcommand)]
+    cmd: QemuCmd,
+}
+
+#[derive(Subcommand)]
+enum QemuCmd {
+    /// Two soft-RoCE (rdma_rxe) guests joined by the host link, running one tool; writes the
+    /// pcap, the fault record and a summary. Exit 0 when the tool completed on both sides and
+    /// the trace agrees with the RC model, 1 otherwise.
+    Rxe(RxeArgs),
+    /// Build (or find in the cache) a guest image and print its files.
+    Image {
+        /// rxe or vfio (vfio needs --binary).
+        #[arg(default_value = "rxe")]
+        kind: String,
+        /// The static test binary for the vfio image.
+        #[arg(long)]
+        binary: Option<PathBuf>,
+    },
+    /// Regenerate the golden rxe traces: a fixed set of small runs, each capture copied to
+    /// DIR/NAME.pcap, with DIR/manifest.json (kernel, tool, parameters, seed, fault record).
+    Golden {
+        #[arg(long, default_value = "tests/golden/rxe")]
+        out: PathBuf,
+    },
+    /// Summarize a capture (frames by opcode, NAKs, retransmissions) and check it against the
+    /// RC model; `--faults` gives the link's record of what it dropped.
+    Analyze {
+        pcap: PathBuf,
+        #[arg(long)]
+        faults: Option<PathBuf>,
+    },
+}
+
+#[derive(Args)]
+struct RxeArgs {
+    /// rc_pingpong, ud_pingpong, send_bw, write_bw or read_bw.
+    #[arg(long)]
+    scenario: Tool,
+    /// Drop every Nth RoCEv2 frame.
+    #[arg(long)]
+    drop_every: Option<u64>,
+    /// Drop each RoCEv2 frame with this probability (seeded by --seed).
+    #[arg(long)]
+    drop_prob: Option<f64>,
+    /// Deliver every Nth RoCEv2 frame after the next one.
+    #[arg(long)]
+    reorder_every: Option<u64>,
+    /// Deliver every Nth RoCEv2 frame twice.
+    #[arg(long)]
+    duplicate_every: Option<u64>,
+    /// Flip one bit of every Nth RoCEv2 frame.
+    #[arg(long)]
+    corrupt_every: Option<u64>,
+    #[arg(long, default_value_t = 1)]
+    seed: u64,
+    /// Iterations (default per tool: 20).
+    #[arg(long)]
+    iters: Option<u32>,
+    /// Message size in bytes (default per tool).
+    #[arg(long)]
+    size: Option<u32>,
+    /// Seconds for the whole run.
+    #[arg(long, default_value_t = 120)]
+    timeout: u64,
+    /// Output directory (default target/qemu/runs/SCENARIO[-drop-N]).
+    #[arg(long)]
+    out: Option<PathBuf>,
+}
+
+pub fn run(args: &QemuArgs) -> Result<ExitCode> {
+    match &args.cmd {
+        QemuCmd::Rxe(a) => run_rxe(a),
+        QemuCmd::Image { kind, binary } => {
+            let spec = match (kind.as_str(), binary) {
+                ("rxe", _) => image::rxe_spec(),
+                ("vfio", Some(b)) => image::vfio_spec(b),
+                ("vfio", None) => anyhow::bail!("the vfio image needs --binary PATH"),
+                (k, _) => anyhow::bail!("unknown image kind {k:?}: rxe or vfio"),
+            };
+            let img = image::build(&spec, &image::default_cache_dir())?;
+            println!("kernel {}", img.kernel_version);
+            println!("vmlinux {}", img.vmlinux.display());
+            println!("initrd {}", img.initrd.display());
+            println!("modules {}", img.modules.join(" "));
+            Ok(ExitCode::SUCCESS)
+        }
+        QemuCmd::Analyze { pcap, faults } => analyze(pcap, faults.as_deref()),
+        QemuCmd::Golden { out } => golden(out),
+    }
+}
+
+/// The golden set: name, tool, iterations, size, drop every N.
+pub const GOLDEN: &[(&str, Tool, u32, u32, Option<u64>)] = &[
+    ("rc_pingpong", Tool::RcPingpong, 10, 2048, None),
+    ("rc_pingpong-drop-7", Tool::RcPingpong, 10, 2048, Some(7)),
+    ("ud_pingpong", Tool::UdPingpong, 10, 512, None),
+    ("send_bw-drop-9", Tool::SendBw, 5, 2048, Some(9)),
+    ("write_bw-drop-9", Tool::WriteBw, 5, 2048, Some(9)),
+    ("read_bw-drop-9", Tool::ReadBw, 5, 2048, Some(9)),
+];
+
+/// One golden trace as the manifest records it.
+#[derive(serde::Serialize, serde::Deserialize)]
+pub struct GoldenEntry {
+    pub file: String,
+    pub kernel: String,
+    pub tool: String,
+    pub command: String,
+    pub iters: u32,
+    pub size: u32,
+    pub faults: FaultConfig,
+    pub fault_record: Vec<FaultEvent>,
+    pub completed: bool,
+    pub frames: usize,
+    pub seq_naks: usize,
+    pub retransmissions: usize,
+}
+
+fn golden(out: &Path) -> Result<ExitCode> {
+    image::require_packages(image::PACKAGES)?;
+    let img = image::build(&image::rxe_spec(), &image::default_cache_dir())?;
+    std::fs::create_dir_all(out)?;
+    let mut entries = Vec::new();
+    let mut ok = true;
+    for &(name, tool, iters, size, drop) in GOLDEN {
+        let mut sc = Scenario::new(tool);
+        sc.iters = iters;
+        sc.size = size;
+        sc.faults.drop_every = drop;
+        sc.timeout_s = 120;
+        let dir = image::default_cache_dir().join("golden").join(name);
+        let r = rxe::run(&img, &sc, &dir)?;
+        print!("{}", rxe::report_text(&r));
+        ok &= r.completed && r.behaviour.violations.is_empty();
+        let file = format!("{name}.pcap");
+        std::fs::copy(&r.link.pcap, out.join(&file))?;
+        entries.push(GoldenEntry {
+            file,
+            kernel: r.kernel.clone(),
+            tool: tool.binary().into(),
+            command: format!("{} {}", tool.binary(), tool.args(iters, size)),
+            iters,
+            size,
+            faults: sc.faults.clone(),
+            fault_record: r.link.faults.clone(),
+            completed: r.completed,
+            frames: r.summary.frames,
+            seq_naks: r.behaviour.seq_naks_seen,
+            retransmissions: r.summary.retransmissions,
+        });
+    }
+    std::fs::write(
+        out.join("manifest.json"),
+        serde_json::to_string_pretty(&entries)? + "\n",
+    )?;
+    Ok(if ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+fn run_rxe(a: &RxeArgs) -> Result<ExitCode> {
+    let mut sc = Scenario::new(a.scenario);
+    if let Some(n) = a.iters {
+        sc.iters = n;
+    }
+    if let Some(s) = a.size {
+        sc.size = s;
+    }
+    sc.timeout_s = a.timeout;
+    sc.faults = FaultConfig {
+        drop_every: a.drop_every,
+        drop_prob: a.drop_prob,
+        reorder_every: a.reorder_every,
+        duplicate_every: a.duplicate_every,
+        corrupt_every: a.corrupt_every,
+        seed: a.seed,
+    };
+    sc.faults.validate()?;
+    image::require_packages(image::PACKAGES)?;
+    let out = a.out.clone().unwrap_or_else(|| {
+        let mut name = a.scenario.name().to_string();
+        if let Some(n) = a.drop_every {
+            name += &format!("-drop-{n}");
+        }
+        image::default_cache_dir().join("runs").join(name)
+    });
+    let img = image::build(&image::rxe_spec(), &image::default_cache_dir())?;
+    let r = rxe::run(&img, &sc, &out)?;
+    print!("{}", rxe::report_text(&r));
+    Ok(if r.completed && r.behaviour.violations.is_empty() {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+fn analyze(pcap: &Path, faults: Option<&Path>) -> Result<ExitCode> {
+    let cap = rnic_wire::pcap::read_file(pcap)?;
+    let events: Vec<FaultEvent> = match faults {
+        Some(f) => serde_json::from_str(
+            &std::fs::read_to_string(f).with_context(|| format!("reading {}", f.display()))?,
+        )
+        .with_context(|| format!("{}: not a fault record", f.display()))?,
+        None => Vec::new(),
+    };
+    let report = rnic_qemu::link::LinkReport {
+        faults: events,
+        ..Default::default()
+    };
+    let d = analysis::decode(&cap.records, &rxe::deliveries(&report));
+    let s = analysis::summarize(&d);
+    let b = analysis::check_rc(&d.frames, analysis::infer_mtu(&d.frames));
+    println!("{}", serde_json::to_string_pretty(&s)?);
+    println!("{}", serde_json::to_string_pretty(&b)?);
+    Ok(
+        if b.violations.is_empty() && s.malformed == 0 && s.icrc_bad == 0 {
+            ExitCode::SUCCESS
+        } else {
+            ExitCode::from(1)
+        },
+    )
+}
