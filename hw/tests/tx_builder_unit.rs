@@ -26,15 +26,7 @@ fn scapy_frames() -> Vec<Vec<u8>> {
 /// A frame as the builder should emit it: cut to its IP length (no MAC padding).
 fn unpadded(f: &[u8]) -> Vec<u8> {
     let p = RocePacket::parse(f).expect("reference frames parse");
-    f[..l3_len(f) + p.ip_packet().len()].to_vec()
-}
-
-fn l3_len(f: &[u8]) -> usize {
-    if f[12] == 0x81 && f[13] == 0x00 {
-        18
-    } else {
-        14
-    }
+    f[..p.eth.header_len() + p.ip_packet().len()].to_vec()
 }
 
 /// The header word of a frame, through the extraction block's software side.

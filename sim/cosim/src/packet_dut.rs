@@ -194,15 +194,12 @@ const OUT_PORTS: [&str; 12] = [
 impl VerilatedRx {
     pub fn new() -> Result<Self, String> {
         let model = Verilated::new("rx_parser").ok_or("no verilated top rx_parser")?;
-        let mut inp = [model.port("clock")?; 10];
-        for (p, n) in inp.iter_mut().zip(IN_PORTS) {
-            *p = model.port(n)?;
-        }
-        let out = OUT_PORTS
-            .iter()
-            .chain(COUNTERS.iter())
-            .map(|n| model.port(n))
-            .collect::<Result<Vec<_>, _>>()?;
+        let inp: [Port; 10] = model
+            .ports(&IN_PORTS)?
+            .try_into()
+            .expect("one port per name");
+        let names: Vec<&str> = OUT_PORTS.iter().chain(COUNTERS.iter()).copied().collect();
+        let out = model.ports(&names)?;
         let mut d = VerilatedRx { model, inp, out };
         // Evaluate once with the clock low, or the first rising edge is missed.
         d.model.set(d.inp[0], 0);

@@ -171,11 +171,6 @@ const TX_OUT: [&str; 7] = [
     "m_axis_tuser",
 ];
 
-/// Looks up every named port of a verilated top.
-fn ports(model: &Verilated, names: &[&str]) -> Result<Vec<Port>, String> {
-    names.iter().map(|n| model.port(n)).collect()
-}
-
 /// The builder under Verilator (top `tx_builder`).
 pub struct VerilatedTx {
     pub model: Verilated,
@@ -186,9 +181,9 @@ pub struct VerilatedTx {
 impl VerilatedTx {
     pub fn new() -> Result<Self, String> {
         let mut model = Verilated::new("tx_builder").ok_or("no verilated top tx_builder")?;
-        let inp = ports(&model, &TX_IN)?;
+        let inp = model.ports(&TX_IN)?;
         let names: Vec<&str> = TX_OUT.iter().chain(TX_COUNTERS.iter()).copied().collect();
-        let out = ports(&model, &names)?;
+        let out = model.ports(&names)?;
         model.set(inp[0], 0);
         model.eval();
         Ok(VerilatedTx { model, inp, out })
@@ -531,14 +526,14 @@ impl VerilatedLoopback {
     pub fn new() -> Result<Self, String> {
         let mut model =
             Verilated::new("packet_loopback").ok_or("no verilated top packet_loopback")?;
-        let inp = ports(&model, &LB_IN)?;
+        let inp = model.ports(&LB_IN)?;
         let counters = lb_counter_names();
         let names: Vec<&str> = LB_OUT
             .iter()
             .copied()
             .chain(counters.iter().map(|s| s.as_str()))
             .collect();
-        let out = ports(&model, &names)?;
+        let out = model.ports(&names)?;
         model.set(inp[0], 0);
         model.eval();
         Ok(VerilatedLoopback { model, inp, out })

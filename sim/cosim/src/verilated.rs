@@ -70,6 +70,11 @@ impl Verilated {
         (self.desc.ports[p.0 as usize].width as usize).div_ceil(64)
     }
 
+    /// Every named port, in order, or the first missing name.
+    pub fn ports(&self, names: &[&str]) -> Result<Vec<Port>, String> {
+        names.iter().map(|n| self.port(n)).collect()
+    }
+
     /// Drives an input of at most 64 bits.
     pub fn set(&mut self, p: Port, value: u64) {
         self.set_wide(p, &[value]);

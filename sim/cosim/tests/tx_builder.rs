@@ -21,8 +21,7 @@ use rnic_wire::RocePacket;
 /// the model parses.
 fn unpadded(f: &[u8]) -> Vec<u8> {
     let p = RocePacket::parse(f).expect("the model parses it");
-    let l3 = if f[12] == 0x81 && f[13] == 0 { 18 } else { 14 };
-    f[..l3 + p.ip_packet().len()].to_vec()
+    f[..p.eth.header_len() + p.ip_packet().len()].to_vec()
 }
 
 /// Random transmit work: (header word, payload, expected frame). The header word's PadCnt is
