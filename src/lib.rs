@@ -4,6 +4,7 @@ pub mod bench;
 pub mod fpga;
 pub mod packet_cli;
 pub mod qemu_cli;
+pub mod replay_cli;
 pub mod sim;
 pub mod summary;
 pub mod trace;

@@ -72,6 +72,9 @@ enum TraceCmd {
         #[arg(required = true)]
         files: Vec<PathBuf>,
     },
+    /// Replay a capture's RC requests into our responder and compare our responses with the
+    /// captured ones. Exit 0 when every response matches, 1 when one does not, 2 on bad input.
+    Replay(rnic::replay_cli::ReplayArgs),
     /// Recompute the ICRC and IPv4 header checksum of every RoCEv2 frame; copy the others.
     Fix {
         #[command(flatten)]
@@ -93,6 +96,7 @@ fn main() -> ExitCode {
             input,
             output,
         }) => trace::fix(&opts, &input, &output),
+        Cmd::Trace(TraceCmd::Replay(args)) => rnic::replay_cli::run(&args),
         Cmd::Sim(SimCmd::Icrc(args)) => rnic::sim::run(&args),
         Cmd::Sim(SimCmd::Rx(args)) => rnic::packet_cli::run_sim_rx(&args),
         Cmd::Sim(SimCmd::Loopback(args)) => rnic::packet_cli::run_sim_loopback(&args),

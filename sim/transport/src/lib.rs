@@ -16,6 +16,7 @@ pub mod nic;
 pub mod ops;
 pub mod psn;
 pub mod qp;
+pub mod replay;
 pub mod requester;
 pub mod responder;
 pub mod verbs;

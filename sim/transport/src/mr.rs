@@ -3,6 +3,7 @@
 //! virtual address range and the host bytes behind it. The one access check every local and
 //! remote access goes through lives here.
 
+use std::collections::BTreeMap;
 use std::fmt;
 
 use crate::verbs::Access;
@@ -105,11 +106,12 @@ struct Mr {
     data: Vec<u8>,
 }
 
-/// The MR table.
+/// The MR table: `entries` slots, held sparsely (a replayed capture's keys may use any index).
 pub struct MrTable {
-    slots: Vec<Option<Mr>>,
-    /// Next tag per slot.
-    tags: Vec<u8>,
+    entries: usize,
+    slots: BTreeMap<usize, Mr>,
+    /// Next tag per slot that has been used.
+    tags: BTreeMap<usize, u8>,
 }
 
 /// Largest region the model backs with memory.
@@ -118,8 +120,9 @@ pub const MAX_MR_LEN: u64 = 1 << 30;
 impl MrTable {
     pub fn new(entries: usize) -> MrTable {
         MrTable {
-            slots: (0..entries).map(|_| None).collect(),
-            tags: vec![0; entries],
+            entries,
+            slots: BTreeMap::new(),
+            tags: BTreeMap::new(),
         }
     }
 
@@ -128,7 +131,9 @@ impl MrTable {
             return Err(RegError::TooLarge(spec.len));
         }
         spec.va.checked_add(spec.len).ok_or(RegError::Overflow)?;
-        if spec.access.intersects(Access::REMOTE_WRITE | Access::REMOTE_ATOMIC)
+        if spec
+            .access
+            .intersects(Access::REMOTE_WRITE | Access::REMOTE_ATOMIC)
             && !spec.access.contains(Access::LOCAL_WRITE)
         {
             return Err(RegError::RemoteWriteNeedsLocalWrite);
@@ -136,29 +141,34 @@ impl MrTable {
         let key = match spec.key {
             Some(k) => {
                 let idx = (k >> 8) as usize;
-                match self.slots.get(idx) {
-                    None => return Err(RegError::IndexOutOfRange(k)),
-                    Some(Some(_)) => return Err(RegError::KeyInUse(k)),
-                    Some(None) => k,
+                if idx >= self.entries {
+                    return Err(RegError::IndexOutOfRange(k));
                 }
+                if self.slots.contains_key(&idx) {
+                    return Err(RegError::KeyInUse(k));
+                }
+                k
             }
             None => {
                 // Index 0 is never used, so key 0 is never valid.
-                let idx = (1..self.slots.len())
-                    .find(|&i| self.slots[i].is_none())
+                let idx = (1..self.entries)
+                    .find(|i| !self.slots.contains_key(i))
                     .ok_or(RegError::NoFreeSlot)?;
-                (idx as u32) << 8 | u32::from(self.tags[idx])
+                (idx as u32) << 8 | u32::from(self.tags.get(&idx).copied().unwrap_or(0))
             }
         };
         let idx = (key >> 8) as usize;
-        self.tags[idx] = (key as u8).wrapping_add(1);
-        self.slots[idx] = Some(Mr {
-            key,
-            pd: spec.pd,
-            access: spec.access,
-            va: spec.va,
-            data: vec![0; spec.len as usize],
-        });
+        self.tags.insert(idx, (key as u8).wrapping_add(1));
+        self.slots.insert(
+            idx,
+            Mr {
+                key,
+                pd: spec.pd,
+                access: spec.access,
+                va: spec.va,
+                data: vec![0; spec.len as usize],
+            },
+        );
         Ok(MrInfo {
             lkey: key,
             rkey: key,
@@ -171,34 +181,23 @@ impl MrTable {
 
     /// Removes the MR of `key`; false when there is none.
     pub fn deregister(&mut self, key: u32) -> bool {
-        match self.slot_mut(key) {
-            Some(s) => {
-                *s = None;
-                true
-            }
-            None => false,
-        }
-    }
-
-    fn slot_mut(&mut self, key: u32) -> Option<&mut Option<Mr>> {
-        let s = self.slots.get_mut((key >> 8) as usize)?;
-        match s {
-            Some(m) if m.key == key => Some(s),
-            _ => None,
+        if self.get(key).is_some() {
+            self.slots.remove(&((key >> 8) as usize));
+            true
+        } else {
+            false
         }
     }
 
     fn get(&self, key: u32) -> Option<&Mr> {
         self.slots
-            .get((key >> 8) as usize)?
-            .as_ref()
+            .get(&((key >> 8) as usize))
             .filter(|m| m.key == key)
     }
 
     fn get_mut(&mut self, key: u32) -> Option<&mut Mr> {
         self.slots
-            .get_mut((key >> 8) as usize)?
-            .as_mut()
+            .get_mut(&((key >> 8) as usize))
             .filter(|m| m.key == key)
     }
 
