@@ -5,6 +5,14 @@
 //!
 //! No Rust reference ever points into a BAR or into memory a device may write: both are held
 //! as raw mappings and read or written with volatile accessors.
+//!
+//! Above the transport sits the verbs API host programs are written against ([`verbs`]): a
+//! [`verbs::Backend`] trait a device implements and ibverbs-style wrappers on it
+//! ([`verbs::Context`], protection domains, memory regions, completion queues, queue pairs and
+//! `ibv_modify_qp` builders), speaking the transport model's vocabulary. The one backend today
+//! is [`model::ModelBackend`], the RoCEv2 transport model on a frame link (two of them talk
+//! in one process over [`model::ChannelLink`]); the Verilator and VFIO hardware backends will
+//! implement the same trait.
 
 use std::fmt;
 use std::os::fd::AsRawFd;
@@ -15,6 +23,9 @@ use std::time::Duration;
 use memmap2::{MmapOptions, MmapRaw};
 use vfio_ioctls::{VfioContainer, VfioDevice, VfioOps};
 use vmm_sys_util::eventfd::EventFd;
+
+pub mod model;
+pub mod verbs;
 
 /// Region index of PCI configuration space (VFIO_PCI_CONFIG_REGION_INDEX).
 pub const CONFIG_REGION: u32 = 7;

@@ -25,4 +25,5 @@ pub use counters::Counters;
 pub use mr::{AccessError, MrInfo, MrSpec, Pd};
 pub use nic::{Cq, Nic, NicConfig, rxe_source_port};
 pub use qp::{Qp, QpInit, RNR_TIMER_NS, VerbsError};
+pub use rnic_wire::MacAddr;
 pub use verbs::*;

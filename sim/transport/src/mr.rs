@@ -201,6 +201,11 @@ impl MrTable {
             .filter(|m| m.key == key)
     }
 
+    /// True when an MR of `pd` is registered.
+    pub fn uses_pd(&self, pd: Pd) -> bool {
+        self.slots.values().any(|m| m.pd == pd)
+    }
+
     pub fn info(&self, key: u32) -> Option<MrInfo> {
         self.get(key).map(|m| MrInfo {
             lkey: m.key,

@@ -153,6 +153,21 @@ pub fn rxe_source_port(qpn: u32) -> u16 {
     0xC000 | (qpn.wrapping_mul(0x61C8_8647) >> 18) as u16
 }
 
+/// The destination IP of a located frame whose IP packet holds at least the UDP header and a
+/// whole BTH; `None` when it is shorter.
+fn dst_ip_if_bth(frame: &[u8], loc: &rnic_wire::RoceLocation) -> Option<IpAddr> {
+    let ip = loc.ip_packet(frame);
+    let (hdr, dst) = match ip.first()? >> 4 {
+        4 => (
+            usize::from(ip[0] & 0x0F) * 4,
+            IpAddr::from(<[u8; 4]>::try_from(ip.get(16..20)?).ok()?),
+        ),
+        6 => (40, IpAddr::from(<[u8; 16]>::try_from(ip.get(24..40)?).ok()?)),
+        _ => return None,
+    };
+    (ip.len() >= hdr + 8 + 12).then_some(dst)
+}
+
 /// A BTH with the defaults every packet of ours carries.
 pub(crate) fn bth(opcode: u8, dest_qp: u32, psn: u32, ack_req: bool) -> BthRepr {
     BthRepr {
@@ -277,7 +292,7 @@ impl Nic {
             return e(format!("PD {} does not exist", init.pd.0));
         }
         for cq in [init.send_cq, init.recv_cq] {
-            if cq >= self.cqs.len() {
+            if cq >= self.cqs.len() || self.cqs[cq].depth == 0 {
                 return e(format!("CQ {cq} does not exist"));
             }
         }
@@ -355,13 +370,49 @@ impl Nic {
         responder::post_recv(qp, wr, &mut env)
     }
 
-    /// Takes up to `max` completions from CQ `cq`.
+    /// Takes up to `max` completions from CQ `cq` (none from a CQ that does not exist: see
+    /// [`Nic::cq_exists`]).
     pub fn poll_cq(&mut self, cq: usize, max: usize) -> Vec<WorkCompletion> {
         let Some(c) = self.cqs.get_mut(cq) else {
             return Vec::new();
         };
         let n = max.min(c.entries.len());
         c.entries.drain(..n).collect()
+    }
+
+    pub fn cq_exists(&self, cq: usize) -> bool {
+        self.cqs.get(cq).is_some_and(|c| c.depth > 0)
+    }
+
+    /// Completions waiting in CQ `cq` (0 for a CQ that does not exist).
+    pub fn cq_len(&self, cq: usize) -> usize {
+        self.cqs.get(cq).map_or(0, |c| c.entries.len())
+    }
+
+    /// Frees a PD no QP or MR uses.
+    pub fn dealloc_pd(&mut self, pd: Pd) -> Result<(), VerbsError> {
+        let e = |r: String| Err(VerbsError::new("dealloc_pd", r));
+        if !self.pds.contains(&pd.0) {
+            return e(format!("PD {} does not exist", pd.0));
+        }
+        if self.qps.values().any(|q| q.pd == pd) || self.mrs.uses_pd(pd) {
+            return e(format!("PD {} is still used by a QP or an MR", pd.0));
+        }
+        self.pds.remove(&pd.0);
+        Ok(())
+    }
+
+    /// Frees a CQ no QP uses; its slot is not reused, so other CQ numbers stay valid.
+    pub fn destroy_cq(&mut self, cq: usize) -> Result<(), VerbsError> {
+        let e = |r: String| Err(VerbsError::new("destroy_cq", r));
+        if cq >= self.cqs.len() || self.cqs[cq].depth == 0 {
+            return e(format!("CQ {cq} does not exist"));
+        }
+        if self.qps.values().any(|q| q.send_cq == cq || q.recv_cq == cq) {
+            return e(format!("CQ {cq} is still used by a QP"));
+        }
+        self.cqs[cq] = Cq::default();
+        Ok(())
     }
 
     // ---- frames ----
@@ -383,15 +434,19 @@ impl Nic {
     /// A frame arrived at time `now` (ns). Responses it causes are queued for [`Nic::poll`].
     pub fn receive(&mut self, now: u64, frame: &[u8]) {
         self.counters.rx_frames += 1;
-        if rnic_wire::locate(frame, &[ROCE_PORT]).is_none() {
+        let Some(loc) = rnic_wire::locate(frame, &[ROCE_PORT]) else {
             self.counters.rx_raw += 1;
             self.raw_rx.push_back(frame.to_vec());
             return;
-        }
+        };
         let pkt = match RocePacket::parse(frame) {
             Ok(p) => p,
             Err(e) => {
-                if matches!(e.kind, ErrorKind::BadField { field: "TVer", .. }) {
+                // Once a whole BTH is there, rxe checks the destination address before the
+                // BTH's fields and the extension headers (rc-transport.md, check 1).
+                if dst_ip_if_bth(frame, &loc).is_some_and(|d| !self.cfg.ips.contains(&d)) {
+                    self.counters.drop_not_our_ip += 1;
+                } else if matches!(e.kind, ErrorKind::BadField { field: "TVer", .. }) {
                     self.counters.drop_bad_tver += 1;
                 } else {
                     self.counters.drop_malformed += 1;
