@@ -198,7 +198,13 @@ pub(crate) fn receive(qp: &mut Qp, pkt: &RocePacket<'_>, env: &mut Env<'_>) {
             let syn = pkt.ext.aeth.map_or(ops::AETH_ACK, |a| a.syndrome);
             match Syndrome::decode(syn) {
                 Syndrome::Ack { .. } => {
-                    if let Some(last) = complete_covered(qp, psn::add(p, 1), env) {
+                    let blocked = complete_covered(qp, psn::add(p, 1), env);
+                    if psn::lt(before, qp.comp.psn) {
+                        // Forward progress restores the retry counters and ends the retry
+                        // under way (rxe: reset_retry_counters on every good ACK).
+                        reset_retry(qp);
+                    }
+                    if let Some(last) = blocked {
                         if psn::lt(last, p) {
                             env.counters.comp_implied_nak += 1;
                             error_retry(qp, false, env);
@@ -291,10 +297,7 @@ fn read_response(qp: &mut Qp, pkt: &RocePacket<'_>, env: &mut Env<'_>) {
     let expect_len = if is_last { w.len - k * mtu } else { mtu };
     let op = pkt.opcode.code;
     let op_ok = if is_last {
-        matches!(
-            op,
-            ops::RC_READ_RESPONSE_LAST | ops::RC_READ_RESPONSE_ONLY
-        )
+        matches!(op, ops::RC_READ_RESPONSE_LAST | ops::RC_READ_RESPONSE_ONLY)
     } else {
         matches!(
             op,
@@ -311,6 +314,7 @@ fn read_response(qp: &mut Qp, pkt: &RocePacket<'_>, env: &mut Env<'_>) {
         return;
     }
     qp.comp.psn = psn::add(p, 1);
+    reset_retry(qp);
     if is_last {
         qp.sq[0].done = true;
         complete_front(qp, env);

@@ -26,6 +26,8 @@ counters! {
     rx_frames,
     /// Not RoCEv2 (UDP port other than 4791, not IP): handed to the raw receive queue.
     rx_raw,
+    /// ARP requests for one of our addresses, answered.
+    arp_replies,
     /// The wire model rejected the frame (truncated, lengths disagree, unknown opcode...).
     drop_malformed,
     /// BTH TVer other than 0.

@@ -9,6 +9,7 @@
 //! built and parsed by `rnic-wire`. The hardware engines are compared with this model frame
 //! for frame.
 
+pub mod arp;
 pub mod completer;
 pub mod counters;
 pub mod mr;

@@ -162,7 +162,10 @@ fn dst_ip_if_bth(frame: &[u8], loc: &rnic_wire::RoceLocation) -> Option<IpAddr> 
             usize::from(ip[0] & 0x0F) * 4,
             IpAddr::from(<[u8; 4]>::try_from(ip.get(16..20)?).ok()?),
         ),
-        6 => (40, IpAddr::from(<[u8; 16]>::try_from(ip.get(24..40)?).ok()?)),
+        6 => (
+            40,
+            IpAddr::from(<[u8; 16]>::try_from(ip.get(24..40)?).ok()?),
+        ),
         _ => return None,
     };
     (ip.len() >= hdr + 8 + 12).then_some(dst)
@@ -408,7 +411,11 @@ impl Nic {
         if cq >= self.cqs.len() || self.cqs[cq].depth == 0 {
             return e(format!("CQ {cq} does not exist"));
         }
-        if self.qps.values().any(|q| q.send_cq == cq || q.recv_cq == cq) {
+        if self
+            .qps
+            .values()
+            .any(|q| q.send_cq == cq || q.recv_cq == cq)
+        {
             return e(format!("CQ {cq} is still used by a QP"));
         }
         self.cqs[cq] = Cq::default();
@@ -435,6 +442,11 @@ impl Nic {
     pub fn receive(&mut self, now: u64, frame: &[u8]) {
         self.counters.rx_frames += 1;
         let Some(loc) = rnic_wire::locate(frame, &[ROCE_PORT]) else {
+            if let Some(reply) = crate::arp::answer(frame, self.cfg.mac, &self.cfg.ips) {
+                self.counters.arp_replies += 1;
+                self.tx.push_back(reply);
+                return;
+            }
             self.counters.rx_raw += 1;
             self.raw_rx.push_back(frame.to_vec());
             return;

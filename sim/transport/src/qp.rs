@@ -192,7 +192,12 @@ fn transition(t: QpType, from: QpState, to: QpState) -> Option<(AttrMask, AttrMa
         (Reset, Init) => (init_attrs, M::NONE),
         (Init, Init) => (M::NONE, init_attrs),
         (Init, Rtr) if rc => (
-            M::AV | M::PATH_MTU | M::DEST_QPN | M::RQ_PSN | M::MAX_DEST_RD_ATOMIC | M::MIN_RNR_TIMER,
+            M::AV
+                | M::PATH_MTU
+                | M::DEST_QPN
+                | M::RQ_PSN
+                | M::MAX_DEST_RD_ATOMIC
+                | M::MIN_RNR_TIMER,
             M::PKEY_INDEX | M::ACCESS_FLAGS,
         ),
         (Init, Rtr) => (M::NONE, M::PKEY_INDEX | M::QKEY),
@@ -246,7 +251,12 @@ impl Qp {
         limits: DeviceLimits,
         our_ip: impl Fn(std::net::IpAddr) -> bool,
     ) -> Result<QpState, VerbsError> {
-        let err = |r: String| Err(VerbsError::new("modify_qp", format!("QP {}: {r}", self.qpn)));
+        let err = |r: String| {
+            Err(VerbsError::new(
+                "modify_qp",
+                format!("QP {}: {r}", self.qpn),
+            ))
+        };
         let cur = self.attr.state;
         if mask.contains(AttrMask::CUR_STATE) && attr.cur_state != cur {
             return err(format!(
@@ -276,7 +286,10 @@ impl Qp {
         }
         let has = |m: AttrMask| given.contains(m);
         if has(AttrMask::PORT) && attr.port != 1 {
-            return err(format!("port {} does not exist (the NIC has port 1)", attr.port));
+            return err(format!(
+                "port {} does not exist (the NIC has port 1)",
+                attr.port
+            ));
         }
         if has(AttrMask::PKEY_INDEX) && attr.pkey_index != 0 {
             return err(format!(
@@ -288,7 +301,12 @@ impl Qp {
             (AttrMask::TIMEOUT, "timeout", attr.timeout, 31),
             (AttrMask::RETRY_CNT, "retry_cnt", attr.retry_cnt, 7),
             (AttrMask::RNR_RETRY, "rnr_retry", attr.rnr_retry, 7),
-            (AttrMask::MIN_RNR_TIMER, "min_rnr_timer", attr.min_rnr_timer, 31),
+            (
+                AttrMask::MIN_RNR_TIMER,
+                "min_rnr_timer",
+                attr.min_rnr_timer,
+                31,
+            ),
             (
                 AttrMask::MAX_QP_RD_ATOMIC,
                 "max_rd_atomic",
@@ -339,7 +357,10 @@ impl Qp {
                 return err(format!("source address {} is not one of the NIC's", av.sip));
             }
             if av.flow_label > 0xF_FFFF {
-                return err(format!("flow label {:#x} does not fit 20 bits", av.flow_label));
+                return err(format!(
+                    "flow label {:#x} does not fit 20 bits",
+                    av.flow_label
+                ));
             }
         }
         Ok(to)
@@ -482,14 +503,20 @@ mod tests {
         let e = qp
             .check_modify(&a, AttrMask::STATE, limits(), |_| true)
             .unwrap_err();
-        assert!(e.reason.contains("RESET -> RTR is not a legal transition"), "{e}");
+        assert!(
+            e.reason.contains("RESET -> RTR is not a legal transition"),
+            "{e}"
+        );
         a.state = QpState::Init;
         let e = qp
             .check_modify(&a, AttrMask::STATE | AttrMask::PORT, limits(), |_| true)
             .unwrap_err();
         assert!(e.reason.contains("requires ACCESS_FLAGS|PKEY_INDEX"), "{e}");
         let ok = AttrMask::STATE | AttrMask::PORT | AttrMask::PKEY_INDEX | AttrMask::ACCESS_FLAGS;
-        assert_eq!(qp.check_modify(&a, ok, limits(), |_| true), Ok(QpState::Init));
+        assert_eq!(
+            qp.check_modify(&a, ok, limits(), |_| true),
+            Ok(QpState::Init)
+        );
         let e = qp
             .check_modify(&a, ok | AttrMask::SQ_PSN, limits(), |_| true)
             .unwrap_err();

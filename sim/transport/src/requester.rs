@@ -15,7 +15,12 @@ use crate::{completer, ops};
 
 /// Checks a send work request and queues it.
 pub(crate) fn post(qp: &mut Qp, wr: SendWr, env: &mut Env<'_>) -> Result<(), VerbsError> {
-    let e = |r: String| Err(VerbsError::new("post_send", format!("QP {:#x}: {r}", qp.qpn)));
+    let e = |r: String| {
+        Err(VerbsError::new(
+            "post_send",
+            format!("QP {:#x}: {r}", qp.qpn),
+        ))
+    };
     match qp.state() {
         QpState::Rts | QpState::Err => {}
         s => return e(format!("the QP is in {s}; sends need RTS")),
@@ -104,7 +109,13 @@ fn check_local(mrs: &MrTable, qp: &Qp, wqe: &SendWqe) -> Result<(), WcStatus> {
 }
 
 /// `len` bytes of a scatter/gather list from logical offset `off` (keys already checked).
-pub(crate) fn gather(mrs: &MrTable, sgl: &[Sge], mut off: u32, len: u32, pd: crate::mr::Pd) -> Vec<u8> {
+pub(crate) fn gather(
+    mrs: &MrTable,
+    sgl: &[Sge],
+    mut off: u32,
+    len: u32,
+    pd: crate::mr::Pd,
+) -> Vec<u8> {
     let mut out = Vec::with_capacity(len as usize);
     for s in sgl {
         if out.len() == len as usize {
@@ -116,7 +127,13 @@ pub(crate) fn gather(mrs: &MrTable, sgl: &[Sge], mut off: u32, len: u32, pd: cra
         }
         let take = (s.length - off).min(len - out.len() as u32);
         let at = mrs
-            .check(s.lkey, pd, s.addr + u64::from(off), take.into(), Access::NONE)
+            .check(
+                s.lkey,
+                pd,
+                s.addr + u64::from(off),
+                take.into(),
+                Access::NONE,
+            )
             .expect("checked when the request started");
         out.extend_from_slice(mrs.read(s.lkey, at, take as usize));
         off = 0;
@@ -326,7 +343,9 @@ fn send_rc_packet(qp: &mut Qp, env: &mut Env<'_>) {
         env.counters.req_retransmitted += 1;
     } else {
         env.counters.req_packets += 1;
-        qp.req.sent_upto = psn::add(this_psn, 1);
+        // A READ request takes the PSNs of all its responses.
+        let end = if op == WrOpcode::RdmaRead { n - k } else { 1 };
+        qp.req.sent_upto = psn::add(this_psn, end);
     }
     if op.is_read_or_atomic() || k + 1 == n {
         qp.req.cur += 1;

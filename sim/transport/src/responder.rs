@@ -9,6 +9,7 @@
 use rnic_wire::RocePacket;
 use rnic_wire::ext::{Aeth, AtomicAckEth, ExtHeaders};
 
+use crate::completer;
 use crate::mr::AccessError;
 use crate::nic::{Env, bth};
 use crate::ops::{self, Pos};
@@ -16,7 +17,6 @@ use crate::psn;
 use crate::qp::{OpenMsg, Qp, RecvInProgress, Resource, VerbsError};
 use crate::requester::scatter;
 use crate::verbs::*;
-use crate::completer;
 
 /// An RC request opcode (SEND, WRITE, READ request, atomics).
 pub(crate) fn is_request(op: u8) -> bool {
@@ -25,7 +25,12 @@ pub(crate) fn is_request(op: u8) -> bool {
 
 /// Queues a receive work request.
 pub(crate) fn post_recv(qp: &mut Qp, wr: RecvWr, env: &mut Env<'_>) -> Result<(), VerbsError> {
-    let e = |r: String| Err(VerbsError::new("post_recv", format!("QP {:#x}: {r}", qp.qpn)));
+    let e = |r: String| {
+        Err(VerbsError::new(
+            "post_recv",
+            format!("QP {:#x}: {r}", qp.qpn),
+        ))
+    };
     if qp.state() == QpState::Reset {
         return e("the QP is in RESET".into());
     }
@@ -140,7 +145,10 @@ pub(crate) fn receive(qp: &mut Qp, pkt: &RocePacket<'_>, env: &mut Env<'_>) {
     let seq_ok = matches!(
         (&qp.resp.open, pos),
         (Some(OpenMsg::Send), Some((false, Pos::Middle | Pos::Last)))
-            | (Some(OpenMsg::Write { .. }), Some((true, Pos::Middle | Pos::Last)))
+            | (
+                Some(OpenMsg::Write { .. }),
+                Some((true, Pos::Middle | Pos::Last))
+            )
             | (None, Some((_, Pos::First | Pos::Only)))
             | (None, None)
     );
@@ -339,15 +347,7 @@ fn execute_read(qp: &mut Qp, pkt: &RocePacket<'_>, env: &mut Env<'_>) {
 
 /// READ responses for `len` bytes at `va` from PSN `first`; a replay that starts inside the
 /// original response begins with MIDDLE (or LAST), as rxe's does.
-fn read_responses(
-    qp: &Qp,
-    rkey: u32,
-    va: u64,
-    len: u32,
-    first: u32,
-    mid: bool,
-    env: &mut Env<'_>,
-) {
+fn read_responses(qp: &Qp, rkey: u32, va: u64, len: u32, first: u32, mid: bool, env: &mut Env<'_>) {
     let av = qp.attr.av.expect("RC in RTR");
     let mtu = qp.mtu();
     let n = len.div_ceil(mtu).max(1);
@@ -507,7 +507,13 @@ fn receive_ud(qp: &mut Qp, pkt: &RocePacket<'_>, env: &mut Env<'_>) {
         return;
     }
     env.counters.resp_executed += 1;
-    let mut wc = recv_wc(qp, wr.wr_id, WcStatus::Success, WcOpcode::Recv, data.len() as u32);
+    let mut wc = recv_wc(
+        qp,
+        wr.wr_id,
+        WcStatus::Success,
+        WcOpcode::Recv,
+        data.len() as u32,
+    );
     wc.src_qp = pkt.ext.deth.map_or(0, |d| d.src_qp);
     wc.flags = WcFlags::GRH;
     if let Some(imm) = pkt.ext.immdt {
