@@ -21,7 +21,9 @@
 //! busy-polled ibverbs.
 
 use std::net::IpAddr;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex, MutexGuard};
+use std::thread::JoinHandle;
 use std::time::{Duration, Instant};
 
 pub use rnic_transport::verbs::*;
@@ -114,6 +116,37 @@ pub trait Backend: Send {
 /// Longest stretch one call into the backend's `progress` holds the context's lock, so other
 /// threads sharing the context get a turn.
 const PROGRESS_SLICE: Duration = Duration::from_millis(5);
+/// The background thread's slice: short, so the program's calls wait little for the lock.
+const BACKGROUND_SLICE: Duration = Duration::from_millis(1);
+
+/// The device running in the background; stops (and reports the device's error, if any)
+/// when dropped or [`Background::stop`]ped.
+pub struct Background {
+    stop: Arc<AtomicBool>,
+    thread: Option<JoinHandle<VerbsResult<()>>>,
+}
+
+impl Background {
+    /// Stops the thread and returns the error that stopped it early, if one did.
+    pub fn stop(mut self) -> VerbsResult<()> {
+        self.finish()
+    }
+
+    fn finish(&mut self) -> VerbsResult<()> {
+        self.stop.store(true, Ordering::Relaxed);
+        match self.thread.take().map(|t| t.join()) {
+            Some(Ok(r)) => r,
+            Some(Err(_)) => Err(VerbsError::new("progress", "the device thread panicked")),
+            None => Ok(()),
+        }
+    }
+}
+
+impl Drop for Background {
+    fn drop(&mut self) {
+        let _ = self.finish();
+    }
+}
 
 type Shared = Arc<Mutex<Box<dyn Backend>>>;
 
@@ -188,6 +221,30 @@ impl Context {
 
     pub fn counters(&self) -> Counters {
         lock(&self.backend).counters()
+    }
+
+    /// Keeps the device running in a thread of its own (answering ARP, ACKing, retrying)
+    /// until the returned guard is dropped, as hardware runs whether or not its host program
+    /// is inside a verbs call: a peer resolving our MAC while the program waits on its TCP
+    /// exchange still gets its answer.
+    pub fn run_in_background(&self) -> Background {
+        let stop = Arc::new(AtomicBool::new(false));
+        let (b, s) = (self.backend.clone(), stop.clone());
+        let thread = std::thread::spawn(move || {
+            while !s.load(Ordering::Relaxed) {
+                let slice = Instant::now() + BACKGROUND_SLICE;
+                if let Err(e) = lock(&b).progress(slice) {
+                    return Err(e);
+                }
+                // Let the program's own calls in between slices.
+                std::thread::yield_now();
+            }
+            Ok(())
+        });
+        Background {
+            stop,
+            thread: Some(thread),
+        }
     }
 
     /// Frames received that were not RoCEv2, oldest first.

@@ -259,6 +259,35 @@ impl Link {
         idx
     }
 
+    /// Puts a port on the link for an in-process NIC (the verbs API's model backend): every
+    /// frame the link delivers to the port, ARP included, arrives on the returned receiver;
+    /// frames sent on the returned sender enter the link from the port. The port lives until
+    /// the link stops.
+    pub fn attach_channel(&mut self) -> (usize, Sender<Vec<u8>>, Receiver<Vec<u8>>) {
+        let idx = self.outs.len();
+        let (to_port, from_link) = mpsc::channel::<Vec<u8>>();
+        self.outs.push(Some(PortOut::Channel(to_port)));
+        let (to_link, from_port) = mpsc::channel::<Vec<u8>>();
+        let tx = self.tx.clone();
+        let stop = self.stop.clone();
+        self.threads.push(std::thread::spawn(move || {
+            while !stop.load(std::sync::atomic::Ordering::Relaxed) {
+                match from_port.recv_timeout(Duration::from_millis(20)) {
+                    // An empty frame would read as a closed stream.
+                    Ok(f) if f.is_empty() => {}
+                    Ok(frame) => {
+                        if tx.send(Inbound { port: idx, frame }).is_err() {
+                            return;
+                        }
+                    }
+                    Err(RecvTimeoutError::Timeout) => {}
+                    Err(RecvTimeoutError::Disconnected) => return,
+                }
+            }
+        }));
+        (idx, to_link, from_link)
+    }
+
     /// Relays frames until every port has closed (or `stop_after` passes with no traffic and
     /// no stream port left), writing the pcap and applying `faults`.
     pub fn run(mut self, pcap: &Path, faults: &FaultConfig) -> Result<LinkReport> {
