@@ -233,9 +233,7 @@ impl Context {
         let thread = std::thread::spawn(move || {
             while !s.load(Ordering::Relaxed) {
                 let slice = Instant::now() + BACKGROUND_SLICE;
-                if let Err(e) = lock(&b).progress(slice) {
-                    return Err(e);
-                }
+                lock(&b).progress(slice)?;
                 // Let the program's own calls in between slices.
                 std::thread::yield_now();
             }
