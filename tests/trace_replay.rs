@@ -227,7 +227,7 @@ fn a_stream_without_a_responder_side_uses_the_given_qp_and_mr() {
         }),
         ..Default::default()
     };
-    let frames = vec![
+    let frames = [
         frame(0x06, 100, reth(0x1010, 300), data[..256].to_vec(), false),
         frame(0x08, 101, ExtHeaders::default(), data[256..].to_vec(), true),
         frame(0x0C, 102, reth(0x1010, 300), vec![], true),
@@ -264,7 +264,9 @@ fn a_stream_without_a_responder_side_uses_the_given_qp_and_mr() {
         "qps=1 requests=5 expected=0 ours=5 matched=0 mismatched=5"
     );
     let ours = pcap::read_file(&out).unwrap();
-    let got: Vec<(u8, u32, u8, u32, Vec<u8>, Option<u64>)> = ours
+    // Opcode, PSN, AETH syndrome and MSN, payload, atomic original value.
+    type Response = (u8, u32, u8, u32, Vec<u8>, Option<u64>);
+    let got: Vec<Response> = ours
         .records
         .iter()
         .map(|r| {

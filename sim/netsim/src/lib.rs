@@ -6,6 +6,8 @@
 //! - [`endpoint`]: the host interface (receive, emit, wake) that a Verilator NIC model will
 //!   implement later.
 //! - [`dcqcn`]: notification point, CNP frames, reaction point in fixed and floating point.
+//! - [`rdma`]: hosts running the model NIC of `rnic-transport` (RC QPs with retransmission)
+//!   and a workload of SENDs, WRITEs, READs and atomics; two of them over one cable.
 //! - [`traffic`]: RDMA WRITE senders paced by DCQCN and CNP-generating receivers.
 //! - [`scenario`]: the paper's experiments (two flows, incast, RED vs cut-off, slow vs fast
 //!   parameters) writing CSV, SVG ([`plot`]) and a summary; [`cli`] is the `rnic sim` surface.
@@ -19,6 +21,7 @@ pub mod network;
 pub mod packet;
 pub mod params;
 pub mod plot;
+pub mod rdma;
 pub mod rng;
 pub mod scenario;
 pub mod stats;

@@ -1,5 +1,5 @@
 //! Links: one direction of a cable, with a bandwidth, a propagation delay and seeded faults
-//! (loss, reordering by extra delay, duplication).
+//! (loss, reordering by extra delay, duplication, corruption of one bit).
 
 use crate::event::Time;
 use crate::rng::Rng;
@@ -20,6 +20,10 @@ pub struct LinkConfig {
     pub reorder_delay_ns: u64,
     /// Probability that a frame arrives twice.
     pub duplicate: f64,
+    /// Probability that one bit of a frame's UDP payload (BTH onwards, outside the bits the
+    /// ICRC masks) is flipped, so that the receiver's ICRC check fails. A duplicate of a
+    /// corrupted frame carries the same flip.
+    pub corrupt: f64,
 }
 
 impl LinkConfig {
@@ -32,6 +36,7 @@ impl LinkConfig {
             reorder: 0.0,
             reorder_delay_ns: 0,
             duplicate: 0.0,
+            corrupt: 0.0,
         }
     }
 }
@@ -46,6 +51,8 @@ pub struct LinkStats {
     pub lost: u64,
     pub reordered: u64,
     pub duplicated: u64,
+    /// Frames with a bit flipped.
+    pub corrupted: u64,
 }
 
 /// One direction of a cable.
@@ -66,6 +73,8 @@ pub struct Delivery {
     pub first: Option<Time>,
     /// Arrival time of a duplicate, if one was made.
     pub duplicate: Option<Time>,
+    /// Random bits choosing the bit to flip when the frame is corrupted (see [`corrupt`]).
+    pub corrupt: Option<u64>,
 }
 
 impl Link {
@@ -108,6 +117,7 @@ impl Link {
             return Delivery {
                 first: None,
                 duplicate: None,
+                corrupt: None,
             };
         }
         let mut first = arrive;
@@ -121,11 +131,44 @@ impl Link {
         } else {
             None
         };
+        // Drawn last, and only when enabled, so that links without corruption see the same
+        // random stream as before it existed.
+        let corrupt = if self.rng.chance(self.cfg.corrupt) {
+            self.stats.corrupted += 1;
+            Some(self.rng.next_u64())
+        } else {
+            None
+        };
         Delivery {
             first: Some(first),
             duplicate,
+            corrupt,
         }
     }
+}
+
+/// Flips one bit of `frame` from byte `from` (the BTH: the start of the UDP payload) to the
+/// end, chosen by `r`, skipping BTH byte 4 (FECN, BECN, reserved), which the ICRC masks; so
+/// the ICRC of a RoCEv2 frame no longer matches. Returns the bit flipped (byte index * 8 +
+/// bit), or `None` when the region is empty.
+pub fn corrupt(frame: &mut [u8], from: usize, r: u64) -> Option<usize> {
+    let masked = from + 4;
+    let bytes = frame.len().saturating_sub(from);
+    let usable = if masked < frame.len() {
+        bytes - 1
+    } else {
+        bytes
+    };
+    if usable == 0 {
+        return None;
+    }
+    let k = (r % (usable as u64 * 8)) as usize;
+    let mut byte = from + k / 8;
+    if byte >= masked && masked < frame.len() {
+        byte += 1;
+    }
+    frame[byte] ^= 1 << (k % 8);
+    Some(byte * 8 + k % 8)
 }
 
 #[cfg(test)]
@@ -142,5 +185,34 @@ mod tests {
         }
         assert_eq!(end, 83_840);
         assert_eq!(l.deliver(end).first, Some(84_340));
+    }
+
+    #[test]
+    fn corruption_flips_one_bit_outside_the_masked_byte() {
+        for r in 0..2000u64 {
+            let mut f = vec![0u8; 30];
+            let bit = corrupt(&mut f, 10, r.wrapping_mul(0x9E37_79B9_7F4A_7C15)).unwrap();
+            let set: Vec<usize> = (0..f.len() * 8)
+                .filter(|&i| f[i / 8] >> (i % 8) & 1 == 1)
+                .collect();
+            assert_eq!(set, [bit]);
+            assert!(bit / 8 >= 10 && bit / 8 != 14, "bit {bit}");
+        }
+        assert_eq!(corrupt(&mut [0u8; 10], 10, 5), None);
+    }
+
+    #[test]
+    fn corruption_is_counted_and_off_by_default() {
+        let mut cfg = LinkConfig::new(10_000_000_000, 1000);
+        let mut l = Link::new(cfg, Rng::new(3, 0));
+        assert!((0..1000).all(|i| l.deliver(i).corrupt.is_none()));
+        cfg.corrupt = 0.25;
+        let mut l = Link::new(cfg, Rng::new(3, 0));
+        let n = (0..4000)
+            .filter(|&i| l.deliver(i).corrupt.is_some())
+            .count() as u64;
+        assert_eq!(n, l.stats.corrupted);
+        // Binomial(4000, 0.25): mean 1000, sigma 27.4.
+        assert!((850..1150).contains(&n), "{n}");
     }
 }

@@ -31,6 +31,8 @@ pub struct Counters {
     pub injected: u64,
     /// Extra copies made by duplicating links.
     pub duplicated: u64,
+    /// Frames with a bit flipped by a link (delivered, to fail their ICRC).
+    pub corrupted: u64,
     /// Frames delivered to endpoints.
     pub delivered: u64,
     /// Frames lost on links.
@@ -247,6 +249,12 @@ impl Network {
         }
     }
 
+    /// Time of the next pending event (`None` when nothing is scheduled: the network is idle
+    /// until something outside it acts).
+    pub fn next_event_time(&self) -> Option<Time> {
+        self.events.peek_time()
+    }
+
     /// Runs every event up to and including time `until`, then sets the clock to `until`.
     pub fn run_until(&mut self, until: Time) {
         if !self.started {
@@ -335,7 +343,7 @@ impl Network {
             return;
         };
         p.busy = false;
-        let Some(pkt) = p.queue.pop_front() else {
+        let Some(mut pkt) = p.queue.pop_front() else {
             return;
         };
         let len = pkt.len() as u64;
@@ -345,6 +353,11 @@ impl Network {
         let more = !p.queue.is_empty();
         if let Node::Switch(s) = &mut self.nodes[node] {
             s.used_bytes -= len;
+        }
+        if let Some(r) = d.corrupt {
+            if crate::link::corrupt(&mut pkt.frame, usize::from(pkt.meta.bth_off), r).is_some() {
+                self.counters.corrupted += 1;
+            }
         }
         match (d.first, d.duplicate) {
             (None, _) => self.counters.lost += 1,

@@ -187,6 +187,7 @@ pub fn build_star(
         reorder: n.reorder,
         reorder_delay_ns: n.reorder_delay_ns,
         duplicate: n.duplicate,
+        corrupt: 0.0,
     };
     let rx_addr = HostAddr::host(starts_ns.len() as u32);
     let mut receiver = Receiver::new(rx_addr, NotificationPoint::new(&cfg.dcqcn));
