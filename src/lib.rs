@@ -2,6 +2,7 @@
 
 pub mod bench;
 pub mod fpga;
+pub mod interop_cli;
 pub mod packet_cli;
 pub mod qemu_cli;
 pub mod replay_cli;

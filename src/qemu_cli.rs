@@ -22,6 +22,11 @@ enum QemuCmd {
     /// pcap, the fault record and a summary. Exit 0 when the tool completed on both sides and
     /// the trace agrees with the RC model, 1 otherwise.
     Rxe(RxeArgs),
+    /// A real tool in a soft-RoCE guest against our NIC on the host link (the tools' TCP
+    /// exchange over the guest's user-mode NIC). Ends with one line `scenario=S nic=model
+    /// guest=ROLE completed=yes|no frames=N faults=N naks=N retransmitted=N check=ok|failed`;
+    /// exit 0 only when both tools completed and the capture checks out.
+    Interop(crate::interop_cli::InteropArgs),
     /// Build (or find in the cache) a guest image and print its files.
     Image {
         /// rxe or vfio (vfio needs --binary).
@@ -85,6 +90,7 @@ struct RxeArgs {
 pub fn run(args: &QemuArgs) -> Result<ExitCode> {
     match &args.cmd {
         QemuCmd::Rxe(a) => run_rxe(a),
+        QemuCmd::Interop(a) => crate::interop_cli::run(a),
         QemuCmd::Image { kind, binary } => {
             let spec = match (kind.as_str(), binary) {
                 ("rxe", _) => image::rxe_spec(),
@@ -224,7 +230,7 @@ fn analyze(pcap: &Path, faults: Option<&Path>) -> Result<ExitCode> {
         faults: events,
         ..Default::default()
     };
-    let d = analysis::decode(&cap.records, &rxe::deliveries(&report));
+    let d = rxe::decode_delivered(&cap.records, &report);
     let s = analysis::summarize(&d);
     let b = analysis::check_rc(&d.frames, analysis::infer_mtu(&d.frames));
     println!("{}", serde_json::to_string_pretty(&s)?);

@@ -5,6 +5,7 @@
 
 use std::net::{IpAddr, TcpListener, TcpStream};
 use std::thread;
+use std::time::Duration;
 
 use rnic_driver::model::{ChannelLink, ModelBackend, NicConfig};
 use rnic_driver::tools::pingpong::{self, Options, Role};
@@ -28,13 +29,21 @@ fn pingpong(opts: Options, drop_every: Option<u64>) -> (pingpong::Report, pingpo
     let server = thread::spawn(move || {
         let _bg = server_ctx.run_in_background();
         let (s, _) = listener.accept().unwrap();
-        pingpong::run(&server_ctx, Role::Server(s), &o)
+        let session = pingpong::run(&server_ctx, Role::Server(s), &o)?;
+        // The client's last ACK may be lost: answer until it has gone quiet.
+        session.linger(Duration::from_millis(300), Duration::from_secs(10), || {
+            false
+        });
+        Ok::<_, String>(session.report.clone())
     });
     let _bg = client_ctx.run_in_background();
     let s = TcpStream::connect(("127.0.0.1", port)).unwrap();
-    let client = pingpong::run(&client_ctx, Role::Client(s), &opts).expect("client");
+    let session = pingpong::run(&client_ctx, Role::Client(s), &opts).expect("client");
+    session.linger(Duration::from_millis(300), Duration::from_secs(10), || {
+        false
+    });
     let server = server.join().unwrap().expect("server");
-    (server, client)
+    (server, session.report.clone())
 }
 
 #[test]

@@ -95,9 +95,40 @@ fn random_psn() -> u32 {
     ((t ^ (t >> 29)).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40) as u32 & 0xFF_FFFF
 }
 
+/// A finished run whose QP still answers: ibv_rc_pingpong has no closing handshake, so the
+/// peer may still be resending its last message (our final ACK lost) after we are done. Drop
+/// it once the peer has finished; [`Session::linger`] waits for that.
+pub struct Session {
+    pub report: Report,
+    ctx: Context,
+    // Field order is drop order: the QP before the CQ and the memory it uses.
+    _qp: QueuePair,
+    _cq: CompletionQueue,
+    _mr: MemoryRegion,
+    _pd: ProtectionDomain,
+}
+
+impl Session {
+    /// Keeps the QP answering until `done()` says the peer has finished, or until no frame
+    /// has arrived for `quiet`, whichever comes first; at most `max`.
+    pub fn linger(&self, quiet: Duration, max: Duration, done: impl Fn() -> bool) {
+        let end = Instant::now() + max;
+        let mut last = self.ctx.counters().rx_frames;
+        let mut since = Instant::now();
+        while !done() && Instant::now() < end && since.elapsed() < quiet {
+            std::thread::sleep(Duration::from_millis(20));
+            let now = self.ctx.counters().rx_frames;
+            if now != last {
+                last = now;
+                since = Instant::now();
+            }
+        }
+    }
+}
+
 /// Runs the exchange and the traffic on `ctx`, which must be running in the background (so
 /// that ARP and ACKs are answered while we wait on TCP).
-pub fn run(ctx: &Context, role: Role, opts: &Options) -> Result<Report, String> {
+pub fn run(ctx: &Context, role: Role, opts: &Options) -> Result<Session, String> {
     if opts.size == 0 || opts.iters == 0 || opts.rx_depth < 2 {
         return Err("size and iterations must be at least 1, rx depth at least 2".into());
     }
@@ -239,12 +270,20 @@ pub fn run(ctx: &Context, role: Role, opts: &Options) -> Result<Report, String> 
             }
         }
     }
-    Ok(Report {
+    let report = Report {
         local,
         remote,
         iters: opts.iters,
         size: opts.size,
         elapsed: start.elapsed(),
         counters: ctx.counters(),
+    };
+    Ok(Session {
+        report,
+        ctx: ctx.clone(),
+        _qp: qp,
+        _cq: cq,
+        _mr: mr,
+        _pd: pd,
     })
 }

@@ -99,6 +99,29 @@ pub fn decode(records: &[Record], deliveries: &BTreeMap<usize, u8>) -> Decoded {
     d
 }
 
+/// The frames in the order the link delivered them: a frame it held back (reordered) arrives
+/// right after the next frame to the same destination, as the link does it.
+pub fn in_delivery_order(
+    frames: Vec<Frame>,
+    reordered: &std::collections::BTreeSet<usize>,
+) -> Vec<Frame> {
+    let mut out = Vec::with_capacity(frames.len());
+    let mut held: Vec<Frame> = Vec::new();
+    for f in frames {
+        if reordered.contains(&f.index) {
+            held.push(f);
+            continue;
+        }
+        let dst = f.dst;
+        out.push(f);
+        while let Some(i) = held.iter().position(|h| h.dst == dst) {
+            out.push(held.remove(i));
+        }
+    }
+    out.extend(held);
+    out
+}
+
 /// The opcode's name as the wire model's table gives it, e.g. `RC_SEND_FIRST`.
 pub fn opcode_name(op: u8) -> String {
     rnic_wire::opcode::lookup(op).map_or_else(|| format!("opcode {op:#04x}"), |i| i.to_string())

@@ -13,6 +13,7 @@
 pub mod analysis;
 pub mod cpio;
 pub mod image;
+pub mod interop;
 pub mod link;
 pub mod runner;
 pub mod rxe;

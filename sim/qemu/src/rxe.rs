@@ -201,6 +201,27 @@ pub fn deliveries(report: &LinkReport) -> BTreeMap<usize, u8> {
     m
 }
 
+/// Which frames the link held back and delivered after the next one.
+pub fn reordered(report: &LinkReport) -> std::collections::BTreeSet<usize> {
+    report
+        .faults
+        .iter()
+        .filter(|e| e.action == FaultAction::Reorder)
+        .map(|e| e.frame as usize)
+        .collect()
+}
+
+/// Decodes a capture as the link delivered it (drops, duplicates, corruptions and reordering
+/// from its fault record), ready for [`analysis::check_rc`].
+pub fn decode_delivered(
+    records: &[rnic_wire::pcap::Record],
+    report: &LinkReport,
+) -> analysis::Decoded {
+    let mut d = analysis::decode(records, &deliveries(report));
+    d.frames = analysis::in_delivery_order(std::mem::take(&mut d.frames), &reordered(report));
+    d
+}
+
 /// Runs a scenario: two guests and the link; writes `capture.pcap`, `faults.json`,
 /// `summary.json` and the console logs into `out`.
 pub fn run(image: &GuestImage, sc: &Scenario, out: &Path) -> Result<RunResult> {
@@ -266,7 +287,7 @@ pub fn run(image: &GuestImage, sc: &Scenario, out: &Path) -> Result<RunResult> {
     let elapsed = started.elapsed();
 
     let cap = rnic_wire::pcap::read_file(&report.pcap)?;
-    let decoded = analysis::decode(&cap.records, &deliveries(&report));
+    let decoded = decode_delivered(&cap.records, &report);
     let summary = analysis::summarize(&decoded);
     let behaviour = analysis::check_rc(&decoded.frames, analysis::infer_mtu(&decoded.frames));
     let result = RunResult {

@@ -1,0 +1,346 @@
+//! `rnic qemu interop`: a real tool in a soft-RoCE guest against our NIC on the host link.
+//! The guest runs the rdma-core tool; the host runs our tool (`rnic_driver::tools`) on our
+//! NIC (the transport model), attached to the capturing, fault-injecting link; the tools'
+//! TCP exchange goes over the guest's user-mode NIC. The capture is checked with the RC trace
+//! analysis.
+
+use std::fs;
+use std::net::{TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::process::ExitCode;
+use std::time::{Duration, Instant};
+
+use anyhow::{Context as _, Result, bail};
+use clap::Args;
+use rnic_driver::model::{ChannelLink, ModelBackend, NicConfig};
+use rnic_driver::tools::pingpong::{self, Role};
+use rnic_driver::verbs::{Context, MacAddr};
+use rnic_qemu::interop::{self, GuestRole};
+use rnic_qemu::link::{FaultConfig, Link};
+use rnic_qemu::runner::{self, Guest, GuestConfig};
+use rnic_qemu::rxe::{self, Scenario, Tool};
+use rnic_qemu::{analysis, image};
+
+/// Which NIC the host side runs.
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
+pub enum NicKind {
+    /// The software transport model (rnic-transport).
+    Model,
+}
+
+#[derive(Args, Debug)]
+pub struct InteropArgs {
+    /// The NIC on the host side.
+    #[arg(long, value_enum, default_value = "model")]
+    pub nic: NicKind,
+    /// rc_pingpong or ud_pingpong (perftest scenarios come with the perftest tools).
+    #[arg(long)]
+    pub scenario: Tool,
+    /// The guest tool's side of the TCP exchange.
+    #[arg(long, value_enum)]
+    pub guest_role: GuestRole,
+    /// Drop every Nth RoCEv2 frame.
+    #[arg(long)]
+    pub drop_every: Option<u64>,
+    /// Drop each RoCEv2 frame with this probability (seeded by --seed).
+    #[arg(long)]
+    pub drop_prob: Option<f64>,
+    /// Deliver every Nth RoCEv2 frame after the next one.
+    #[arg(long)]
+    pub reorder_every: Option<u64>,
+    /// Deliver every Nth RoCEv2 frame twice.
+    #[arg(long)]
+    pub duplicate_every: Option<u64>,
+    /// Flip one bit of every Nth RoCEv2 frame.
+    #[arg(long)]
+    pub corrupt_every: Option<u64>,
+    #[arg(long, default_value_t = 1)]
+    pub seed: u64,
+    /// Iterations (default per tool: 20).
+    #[arg(long)]
+    pub iters: Option<u32>,
+    /// Message size in bytes (default per tool).
+    #[arg(long)]
+    pub size: Option<u32>,
+    /// Seconds for the whole run.
+    #[arg(long, default_value_t = 120)]
+    pub timeout: u64,
+    /// Output directory (default target/qemu/interop/SCENARIO-ROLE).
+    #[arg(long)]
+    pub out: Option<PathBuf>,
+}
+
+/// What one run did, as summary.json holds it.
+#[derive(serde::Serialize)]
+struct RunSummary {
+    scenario: String,
+    nic: &'static str,
+    guest_role: GuestRole,
+    iters: u32,
+    size: u32,
+    faults: FaultConfig,
+    completed: bool,
+    guest_status: Option<i32>,
+    guest_timed_out: bool,
+    ours: Result<String, String>,
+    elapsed_s: f64,
+    summary: analysis::Summary,
+    behaviour: analysis::Behaviour,
+    link: rnic_qemu::link::LinkReport,
+    counters: Vec<(String, u64)>,
+}
+
+/// Connects to the guest's forwarded port once its tool listens: QEMU accepts at once and
+/// closes again while nothing listens in the guest, so a connection that stays open for a
+/// moment without data is the tool's.
+fn connect_when_listening(port: u16, deadline: Instant) -> Result<TcpStream> {
+    loop {
+        if Instant::now() >= deadline {
+            bail!("the guest's tool never listened on its TCP port");
+        }
+        if let Ok(s) = TcpStream::connect(("127.0.0.1", port)) {
+            s.set_read_timeout(Some(Duration::from_millis(700)))?;
+            let mut b = [0u8; 1];
+            match s.peek(&mut b) {
+                Err(e)
+                    if matches!(
+                        e.kind(),
+                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                    ) =>
+                {
+                    s.set_read_timeout(None)?;
+                    return Ok(s);
+                }
+                _ => {}
+            }
+        }
+        std::thread::sleep(Duration::from_millis(300));
+    }
+}
+
+fn accept_until(l: &TcpListener, deadline: Instant) -> Result<TcpStream> {
+    l.set_nonblocking(true)?;
+    loop {
+        match l.accept() {
+            Ok((s, _)) => {
+                s.set_nonblocking(false)?;
+                return Ok(s);
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                if Instant::now() >= deadline {
+                    bail!("the guest's tool never connected");
+                }
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            Err(e) => return Err(e).context("accepting the guest's connection"),
+        }
+    }
+}
+
+pub fn run(a: &InteropArgs) -> Result<ExitCode> {
+    if !interop::supported(a.scenario) {
+        bail!(
+            "scenario {}: the host side has no perftest tools yet; rc_pingpong and ud_pingpong run",
+            a.scenario
+        );
+    }
+    let mut sc = Scenario::new(a.scenario);
+    if let Some(n) = a.iters {
+        sc.iters = n;
+    }
+    if let Some(s) = a.size {
+        sc.size = s;
+    }
+    sc.timeout_s = a.timeout;
+    sc.faults = FaultConfig {
+        drop_every: a.drop_every,
+        drop_prob: a.drop_prob,
+        reorder_every: a.reorder_every,
+        duplicate_every: a.duplicate_every,
+        corrupt_every: a.corrupt_every,
+        seed: a.seed,
+    };
+    sc.faults.validate()?;
+    if sc.iters == 0 || sc.size == 0 {
+        bail!("iterations and message size must be at least 1");
+    }
+    if sc.tool == Tool::UdPingpong && !sc.faults.is_none() {
+        bail!("ud_pingpong does not recover from loss (UD): run it without faults");
+    }
+    if sc.tool == Tool::UdPingpong && sc.size > 1024 {
+        bail!("ud_pingpong messages must fit in one packet of the 1024-byte path MTU");
+    }
+    image::require_packages(image::PACKAGES)?;
+    let out = a.out.clone().unwrap_or_else(|| {
+        image::default_cache_dir().join("interop").join(format!(
+            "{}-{}",
+            sc.tool,
+            a.guest_role.name()
+        ))
+    });
+    fs::create_dir_all(&out).with_context(|| format!("creating {}", out.display()))?;
+    let img = image::build(&image::rxe_spec(), &image::default_cache_dir())?;
+
+    let started = Instant::now();
+    let deadline = started + Duration::from_secs(sc.timeout_s);
+    let mut link = Link::new();
+    let mut args = link.listen()?.1.qemu_args("n0", interop::GUEST_MAC);
+    let (_, to_link, from_link) = link.attach_channel();
+    let cfg = NicConfig::new(
+        MacAddr(interop::HOST_NIC_MAC),
+        std::net::IpAddr::from(interop::HOST_NIC_IP),
+    );
+    let ctx = Context::open(ModelBackend::new(
+        cfg,
+        ChannelLink::from_channels(to_link, from_link),
+    ));
+    let background = ctx.run_in_background();
+
+    let (host_port, listener) = match a.guest_role {
+        GuestRole::Server => (runner::free_port()?, None),
+        GuestRole::Client => {
+            let l = TcpListener::bind("127.0.0.1:0").context("binding the host's TCP port")?;
+            (l.local_addr()?.port(), Some(l))
+        }
+    };
+    args.extend(interop::user_nic_args(a.guest_role, host_port));
+    let cfg = GuestConfig {
+        name: "guest".into(),
+        memory_mb: sc.memory_mb,
+        script: interop::guest_script(&sc, a.guest_role, host_port),
+        cmdline: vec![],
+        args,
+    };
+    let mut guest = Guest::start(&img, &cfg, &out)?;
+    link.accept_all(deadline, || {
+        if !guest.poll()? {
+            bail!("QEMU exited before connecting: {}", guest.qemu_messages());
+        }
+        Ok(())
+    })?;
+    let pcap = out.join("capture.pcap");
+    let faults = sc.faults.clone();
+    let hub = std::thread::spawn(move || link.run(&pcap, &faults));
+
+    let mut opts = pingpong::Options::new(sc.tool == Tool::UdPingpong);
+    opts.iters = sc.iters;
+    opts.size = sc.size;
+    opts.timeout = Duration::from_secs(30);
+    let tool_ctx = ctx.clone();
+    let role = a.guest_role;
+    let guest_done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let done = guest_done.clone();
+    let ours = std::thread::spawn(move || -> Result<pingpong::Report, String> {
+        let r = match role {
+            GuestRole::Server => Role::Client(
+                connect_when_listening(host_port, deadline).map_err(|e| e.to_string())?,
+            ),
+            GuestRole::Client => Role::Server(
+                accept_until(listener.as_ref().expect("bound"), deadline)
+                    .map_err(|e| e.to_string())?,
+            ),
+        };
+        let session = pingpong::run(&tool_ctx, r, &opts)?;
+        // Our QP keeps answering (re-ACKing duplicates) until the guest's tool has finished.
+        session.linger(Duration::from_secs(3600), Duration::from_secs(3600), || {
+            done.load(std::sync::atomic::Ordering::Relaxed)
+        });
+        Ok(session.report.clone())
+    });
+    let outcome = guest.wait(deadline);
+    guest_done.store(true, std::sync::atomic::Ordering::Relaxed);
+    let outcome = outcome?;
+    let ours = ours
+        .join()
+        .map_err(|_| anyhow::anyhow!("our tool's thread panicked"))?;
+    let counters: Vec<(String, u64)> = ctx
+        .counters()
+        .iter()
+        .map(|(k, v)| (k.to_string(), v))
+        .collect();
+    drop(background);
+    drop(ctx);
+    drop(guest);
+    let report = hub
+        .join()
+        .map_err(|_| anyhow::anyhow!("the link thread panicked"))??;
+
+    let cap = rnic_wire::pcap::read_file(&report.pcap)?;
+    let decoded = rxe::decode_delivered(&cap.records, &report);
+    let summary = analysis::summarize(&decoded);
+    let behaviour = analysis::check_rc(&decoded.frames, analysis::infer_mtu(&decoded.frames));
+    let check_ok =
+        behaviour.violations.is_empty() && summary.malformed == 0 && summary.icrc_bad == 0;
+    let completed = outcome.succeeded() && ours.is_ok();
+    let console = fs::read_to_string(&outcome.console).unwrap_or_default();
+    let ours_text = match &ours {
+        Ok(r) => r.text(),
+        Err(e) => format!("error: {e}\n"),
+    };
+    fs::write(out.join("ours.txt"), &ours_text)?;
+    fs::write(
+        out.join("faults.json"),
+        serde_json::to_string_pretty(&report.faults)?,
+    )?;
+    let naks: usize = summary.naks_by_syndrome.values().sum();
+    let s = RunSummary {
+        scenario: sc.tool.name().into(),
+        nic: "model",
+        guest_role: a.guest_role,
+        iters: sc.iters,
+        size: sc.size,
+        faults: sc.faults.clone(),
+        completed,
+        guest_status: outcome.script_status,
+        guest_timed_out: outcome.timed_out,
+        ours: ours.as_ref().map(|r| r.text()).map_err(|e| e.clone()),
+        elapsed_s: started.elapsed().as_secs_f64(),
+        summary: summary.clone(),
+        behaviour: behaviour.clone(),
+        link: report.clone(),
+        counters,
+    };
+    fs::write(out.join("summary.json"), serde_json::to_string_pretty(&s)?)?;
+
+    println!(
+        "guest {} ({}): {}",
+        sc.tool.binary(),
+        a.guest_role.name(),
+        match (outcome.script_status, outcome.timed_out) {
+            (_, true) => "timed out".to_string(),
+            (Some(0), _) => "completed".to_string(),
+            (st, _) => format!("failed (status {st:?})"),
+        }
+    );
+    print!("ours: {ours_text}");
+    if !completed {
+        let tail: Vec<&str> = console
+            .lines()
+            .filter(|l| !l.starts_with("RNIC-"))
+            .collect();
+        println!("guest console, last lines:");
+        for l in &tail[tail.len().saturating_sub(8)..] {
+            println!("  {l}");
+        }
+    }
+    for v in &behaviour.violations {
+        println!("check: {v}");
+    }
+    println!("output in {}", out.display());
+    println!(
+        "scenario={} nic=model guest={} completed={} frames={} faults={} naks={} retransmitted={} check={}",
+        sc.tool.name(),
+        a.guest_role.name(),
+        if completed { "yes" } else { "no" },
+        summary.frames,
+        report.faults.len(),
+        naks,
+        summary.retransmissions,
+        if check_ok { "ok" } else { "failed" }
+    );
+    Ok(if completed && check_ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
