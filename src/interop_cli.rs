@@ -229,6 +229,8 @@ pub fn run(a: &InteropArgs) -> Result<ExitCode> {
     let tool_ctx = ctx.clone();
     let role = a.guest_role;
     let guest_done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let guest_ok = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
+    opts.peer_done = Some(guest_ok.clone());
     let done = guest_done.clone();
     let ours = std::thread::spawn(move || -> Result<pingpong::Report, String> {
         let r = match role {
@@ -248,6 +250,9 @@ pub fn run(a: &InteropArgs) -> Result<ExitCode> {
         Ok(session.report.clone())
     });
     let outcome = guest.wait(deadline);
+    if outcome.as_ref().is_ok_and(|o| o.succeeded()) {
+        guest_ok.store(true, std::sync::atomic::Ordering::Relaxed);
+    }
     guest_done.store(true, std::sync::atomic::Ordering::Relaxed);
     let outcome = outcome?;
     let ours = ours

@@ -144,15 +144,19 @@ fn parse_mr(s: &str) -> Result<MrOverride, String> {
 
 /// The delivery plan from a fault record (frame indices 0-based).
 pub fn delivery_from_faults(events: &[FaultEvent]) -> Delivery {
-    let mut d = Delivery::default();
+    let mut d = Delivery {
+        hold_timeout_ns: Some(rnic_qemu::link::HOLD_TIMEOUT.as_nanos() as u64),
+        ..Default::default()
+    };
     for e in events {
         let i = e.frame as usize;
         match e.action {
+            // A corrupted frame fails the ICRC, and so do both copies of a duplicated one.
             FaultAction::Drop | FaultAction::Corrupt { .. } => {
                 d.copies.insert(i, 0);
             }
             FaultAction::Duplicate => {
-                d.copies.insert(i, 2);
+                d.copies.entry(i).or_insert(2);
             }
             FaultAction::Reorder => {
                 d.reordered.insert(i);

@@ -100,16 +100,32 @@ pub fn decode(records: &[Record], deliveries: &BTreeMap<usize, u8>) -> Decoded {
 }
 
 /// The frames in the order the link delivered them: a frame it held back (reordered) arrives
-/// right after the next frame to the same destination, as the link does it.
+/// right after the next frame to the same destination, or before capture index `i` in
+/// `quiet_before` (the link released it after a quiet spell), as the link does it.
 pub fn in_delivery_order(
     frames: Vec<Frame>,
     reordered: &std::collections::BTreeSet<usize>,
+    quiet_before: &std::collections::BTreeSet<usize>,
 ) -> Vec<Frame> {
     let mut out = Vec::with_capacity(frames.len());
     let mut held: Vec<Frame> = Vec::new();
     for f in frames {
+        if held
+            .iter()
+            .any(|h| quiet_before.range(h.index + 1..=f.index).next().is_some())
+        {
+            out.append(&mut held);
+        }
         if reordered.contains(&f.index) {
-            held.push(f);
+            // A duplicated frame that is also held back: one copy goes now, one later.
+            if f.deliveries > 1 {
+                let mut now = f.clone();
+                now.deliveries -= 1;
+                out.push(now);
+                held.push(Frame { deliveries: 1, ..f });
+            } else {
+                held.push(f);
+            }
             continue;
         }
         let dst = f.dst;
@@ -327,10 +343,14 @@ fn check_flow(frames: &[Frame], req_ip: IpAddr, resp_ip: IpAddr, b: &mut Behavio
         .iter()
         .filter(|f| f.src == req_ip && f.dst == resp_ip && is_request(f.opcode))
         .collect();
-    let responses: Vec<&Frame> = frames
+    // Requests as the responder received them (delivery order); responses as it sent them
+    // (capture order, each once).
+    let mut responses: Vec<&Frame> = frames
         .iter()
         .filter(|f| f.src == resp_ip && f.dst == req_ip && is_rc(f.opcode) && !is_request(f.opcode))
         .collect();
+    responses.sort_by_key(|f| f.index);
+    responses.dedup_by_key(|f| f.index);
     let mtu = b.path_mtu;
 
     // The responder as the model says it behaves.

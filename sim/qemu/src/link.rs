@@ -25,6 +25,9 @@ use serde::{Deserialize, Serialize};
 
 /// The RoCEv2 UDP destination port.
 pub const ROCE_PORT: u16 = 4791;
+/// A frame held back for reordering is delivered after the next frame to its port, or when
+/// the link has been quiet this long.
+pub const HOLD_TIMEOUT: Duration = Duration::from_millis(30);
 /// Largest frame accepted from a stream (QEMU sends at most 64 KiB + headers).
 const MAX_FRAME: usize = 65536 + 64;
 
@@ -311,7 +314,7 @@ impl Link {
             .count();
         let mut closed = 0;
         loop {
-            let msg = match self.rx.recv_timeout(Duration::from_millis(30)) {
+            let msg = match self.rx.recv_timeout(HOLD_TIMEOUT) {
                 Ok(m) => m,
                 Err(RecvTimeoutError::Timeout) => {
                     if let Some((dst, f)) = held.take() {

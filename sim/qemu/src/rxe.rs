@@ -192,11 +192,13 @@ pub fn deliveries(report: &LinkReport) -> BTreeMap<usize, u8> {
     let mut m = BTreeMap::new();
     for e in &report.faults {
         let v = match e.action {
+            // A corrupted frame fails the ICRC, and so do both copies of a duplicated one.
             FaultAction::Drop | FaultAction::Corrupt { .. } => 0,
             FaultAction::Duplicate => 2,
             FaultAction::Reorder => continue,
         };
-        m.insert(e.frame as usize, v);
+        let slot = m.entry(e.frame as usize).or_insert(v);
+        *slot = (*slot).min(v);
     }
     m
 }
@@ -218,7 +220,13 @@ pub fn decode_delivered(
     report: &LinkReport,
 ) -> analysis::Decoded {
     let mut d = analysis::decode(records, &deliveries(report));
-    d.frames = analysis::in_delivery_order(std::mem::take(&mut d.frames), &reordered(report));
+    // Where the link was quiet long enough to release a held frame.
+    let hold = crate::link::HOLD_TIMEOUT.as_nanos() as u64;
+    let quiet: std::collections::BTreeSet<usize> = (1..records.len())
+        .filter(|&i| records[i].ts_ns.saturating_sub(records[i - 1].ts_ns) > hold)
+        .collect();
+    d.frames =
+        analysis::in_delivery_order(std::mem::take(&mut d.frames), &reordered(report), &quiet);
     d
 }
 

@@ -35,6 +35,9 @@ pub struct Delivery {
     pub copies: BTreeMap<usize, u8>,
     /// Frames delivered after the next frame to the same destination.
     pub reordered: BTreeSet<usize>,
+    /// A held-back frame is also delivered when the capture shows a gap longer than this
+    /// (the QEMU link releases it after 30 ms of quiet).
+    pub hold_timeout_ns: Option<u64>,
 }
 
 /// `--qp QPN:EPSN:MTU[:PD[:DEST_QPN]]`.
@@ -539,20 +542,40 @@ pub fn replay(records: &[Record], opts: &Options) -> Result<Report, String> {
         nics.push(nic);
     }
 
-    // Feed the requests as the link delivered them.
-    let mut schedule: Vec<usize> = Vec::new();
-    let mut held: Vec<(usize, IpAddr)> = Vec::new();
-    for s in &seen {
-        if opts.delivery.reordered.contains(&s.index) {
-            held.push((s.index, s.dst));
+    // Feed the requests as the link delivered them: a held-back frame arrives after the next
+    // frame from the same side (on a two-port link, to the same port) or after a quiet spell;
+    // of a duplicated one that is also held back, one copy arrives at once.
+    let mut schedule: Vec<(usize, u8)> = Vec::new();
+    let mut held: Vec<(usize, [u8; 6])> = Vec::new();
+    let side = |r: &Record| -> [u8; 6] {
+        r.data
+            .get(6..12)
+            .and_then(|m| m.try_into().ok())
+            .unwrap_or([0; 6])
+    };
+    for (i, r) in records.iter().enumerate() {
+        let quiet = opts
+            .delivery
+            .hold_timeout_ns
+            .is_some_and(|t| i > 0 && r.ts_ns.saturating_sub(records[i - 1].ts_ns) > t);
+        if quiet {
+            schedule.extend(held.drain(..).map(|h| (h.0, 1)));
+        }
+        let copies = opts.delivery.copies.get(&i).copied().unwrap_or(1);
+        if opts.delivery.reordered.contains(&i) && copies > 0 {
+            if copies > 1 {
+                schedule.push((i, copies - 1));
+            }
+            held.push((i, side(r)));
             continue;
         }
-        schedule.push(s.index);
-        while let Some(pos) = held.iter().position(|h| h.1 == s.dst) {
-            schedule.push(held.remove(pos).0);
+        schedule.push((i, copies));
+        let me = side(r);
+        while let Some(pos) = held.iter().position(|h| h.1 == me) {
+            schedule.push((held.remove(pos).0, 1));
         }
     }
-    schedule.extend(held.iter().map(|h| h.0));
+    schedule.extend(held.iter().map(|h| (h.0, 1)));
 
     let mut out = Vec::new();
     // Bytes of inferred MRs written by replayed WRITEs, per host and key.
@@ -579,15 +602,17 @@ pub fn replay(records: &[Record], opts: &Options) -> Result<Report, String> {
             mismatches: Vec::new(),
         })
         .collect();
-    for idx in schedule {
-        let s = &seen[by_index[&idx]];
+    for (idx, copies) in schedule {
+        let Some(&si) = by_index.get(&idx) else {
+            continue;
+        };
+        let s = &seen[si];
         if !(rc(s) && crate::responder::is_request(s.pkt.bth.opcode)) {
             continue;
         }
         let Some(&pi) = qp_of.get(&(s.dst, s.pkt.bth.dest_qp)) else {
             continue;
         };
-        let copies = opts.delivery.copies.get(&idx).copied().unwrap_or(1);
         let h = hosts
             .iter()
             .position(|x| *x == s.dst)

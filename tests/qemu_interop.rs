@@ -1,0 +1,161 @@
+//! `rnic qemu interop --nic model`: the real `ibv_rc_pingpong` and `ibv_ud_pingpong` in a
+//! soft-RoCE guest against our NIC (the transport model) on the host link, in both roles,
+//! clean and (RC) with drops, duplicates, reordering and corruption at a few seeds. Every
+//! run must complete on both sides and pass the RC trace analysis; its capture must pass
+//! `rnic trace check` and replay with zero mismatches (rxe's responses and ours against the
+//! model); no QEMU process may outlive a run. Needs the Debian packages of
+//! `rnic_qemu::image::PACKAGES`; without them the test fails naming them.
+
+use std::path::Path;
+use std::process::Command;
+
+use serde_json::Value;
+
+fn rnic(args: &[&str]) -> (bool, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_rnic"))
+        .args(args)
+        .output()
+        .expect("run rnic");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.success(), text)
+}
+
+/// QEMU processes whose command line names `dir` (each run's console log lives there).
+fn qemu_processes_in(dir: &Path) -> usize {
+    let needle = dir.to_string_lossy().into_owned();
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .filter_map(|e| std::fs::read(e.ok()?.path().join("cmdline")).ok())
+        .map(|c| String::from_utf8_lossy(&c).replace('\0', " "))
+        .filter(|c| c.contains("qemu-system") && c.contains(&needle))
+        .count()
+}
+
+fn run(scenario: &str, role: &str, extra: &[&str], out: &Path) -> Value {
+    let _ = std::fs::remove_dir_all(out);
+    let mut args = vec![
+        "qemu",
+        "interop",
+        "--nic",
+        "model",
+        "--scenario",
+        scenario,
+        "--guest-role",
+        role,
+        "--iters",
+        "20",
+        "--timeout",
+        "150",
+    ];
+    args.extend_from_slice(extra);
+    args.extend_from_slice(&["--out", out.to_str().unwrap()]);
+    let (ok, text) = rnic(&args);
+    eprintln!("{text}");
+    let last = text
+        .lines()
+        .rfind(|l| l.starts_with("scenario="))
+        .unwrap_or_default();
+    assert!(ok, "rnic {} failed:\n{text}", args.join(" "));
+    assert!(
+        last.starts_with(&format!(
+            "scenario={scenario} nic=model guest={role} completed=yes frames="
+        )) && last.ends_with(" check=ok"),
+        "{last}"
+    );
+    assert_eq!(qemu_processes_in(out), 0, "QEMU outlived the run");
+    let cap = out.join("capture.pcap");
+    let (ok, check) = rnic(&["trace", "check", cap.to_str().unwrap()]);
+    assert!(ok, "trace check:\n{check}");
+    if scenario == "rc_pingpong" {
+        let faults = out.join("faults.json");
+        let (ok, replay) = rnic(&[
+            "trace",
+            "replay",
+            cap.to_str().unwrap(),
+            "--faults",
+            faults.to_str().unwrap(),
+        ]);
+        assert!(ok, "replay of {}:\n{replay}", cap.display());
+        assert!(replay.contains("qps=2 "), "{replay}");
+    }
+    serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap()
+}
+
+#[test]
+fn the_real_pingpong_tools_complete_against_the_model_nic() {
+    let base = rnic_qemu::image::default_cache_dir().join("interop/test");
+    for scenario in ["rc_pingpong", "ud_pingpong"] {
+        for role in ["server", "client"] {
+            let s = run(
+                scenario,
+                role,
+                &[],
+                &base.join(format!("{scenario}-{role}")),
+            );
+            assert_eq!(s["completed"], true);
+            assert_eq!(s["summary"]["dropped_by_link"], 0);
+            // Our NIC resolved the guest's MAC by ARP (and the guest learnt ours from it).
+            let ours = s["ours"]["Ok"].as_str().unwrap_or_default();
+            assert!(ours.contains("GID ::ffff:10.0.0.1"), "{ours}");
+        }
+    }
+    let faults = [
+        "--drop-prob",
+        "0.05",
+        "--duplicate-every",
+        "11",
+        "--reorder-every",
+        "13",
+        "--corrupt-every",
+        "17",
+    ];
+    for seed in ["3", "11"] {
+        for role in ["server", "client"] {
+            let mut extra = faults.to_vec();
+            extra.extend(["--seed", seed]);
+            let s = run(
+                "rc_pingpong",
+                role,
+                &extra,
+                &base.join(format!("lossy-{role}-{seed}")),
+            );
+            assert!(s["link"]["faults"].as_array().unwrap().len() > 10);
+            assert!(s["summary"]["retransmissions"].as_u64().unwrap() > 0);
+        }
+    }
+}
+
+#[test]
+fn bad_interop_arguments_are_refused() {
+    for (args, needle) in [
+        (
+            vec![
+                "--scenario",
+                "ud_pingpong",
+                "--guest-role",
+                "server",
+                "--drop-every",
+                "5",
+            ],
+            "does not recover from loss",
+        ),
+        (
+            vec!["--scenario", "write_bw", "--guest-role", "server"],
+            "perftest",
+        ),
+        (
+            vec!["--scenario", "rc_pingpong", "--guest-role", "both"],
+            "guest-role",
+        ),
+    ] {
+        let mut a = vec!["qemu", "interop"];
+        a.extend(args.iter());
+        let (ok, text) = rnic(&a);
+        assert!(!ok, "{a:?}");
+        assert!(text.contains(needle), "{a:?}: {text}");
+    }
+}
