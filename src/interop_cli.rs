@@ -13,6 +13,7 @@ use std::time::{Duration, Instant};
 use anyhow::{Context as _, Result, bail};
 use clap::Args;
 use rnic_driver::model::{ChannelLink, ModelBackend, NicConfig};
+use rnic_driver::tools::perftest;
 use rnic_driver::tools::pingpong::{self, Role};
 use rnic_driver::verbs::{Context, MacAddr};
 use rnic_qemu::interop::{self, GuestRole};
@@ -33,7 +34,7 @@ pub struct InteropArgs {
     /// The NIC on the host side.
     #[arg(long, value_enum, default_value = "model")]
     pub nic: NicKind,
-    /// rc_pingpong or ud_pingpong (perftest scenarios come with the perftest tools).
+    /// rc_pingpong, ud_pingpong, send_bw, write_bw, read_bw or atomic_bw.
     #[arg(long)]
     pub scenario: Tool,
     /// The guest tool's side of the TCP exchange.
@@ -139,10 +140,7 @@ fn accept_until(l: &TcpListener, deadline: Instant) -> Result<TcpStream> {
 
 pub fn run(a: &InteropArgs) -> Result<ExitCode> {
     if !interop::supported(a.scenario) {
-        bail!(
-            "scenario {}: the host side has no perftest tools yet; rc_pingpong and ud_pingpong run",
-            a.scenario
-        );
+        bail!("scenario {}: the host side has no tool for it", a.scenario);
     }
     let mut sc = Scenario::new(a.scenario);
     if let Some(n) = a.iters {
@@ -222,32 +220,53 @@ pub fn run(a: &InteropArgs) -> Result<ExitCode> {
     let faults = sc.faults.clone();
     let hub = std::thread::spawn(move || link.run(&pcap, &faults));
 
-    let mut opts = pingpong::Options::new(sc.tool == Tool::UdPingpong);
-    opts.iters = sc.iters;
-    opts.size = sc.size;
-    opts.timeout = Duration::from_secs(30);
     let tool_ctx = ctx.clone();
     let role = a.guest_role;
     let guest_done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let guest_ok = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
-    opts.peer_done = Some(guest_ok.clone());
-    let done = guest_done.clone();
-    let ours = std::thread::spawn(move || -> Result<pingpong::Report, String> {
+    let (done, ok) = (guest_done.clone(), guest_ok.clone());
+    let tool = sc.tool;
+    let (iters, size) = (sc.iters, sc.size);
+    let ours = std::thread::spawn(move || -> Result<String, String> {
+        let tcp = match role {
+            GuestRole::Server => {
+                connect_when_listening(host_port, deadline).map_err(|e| e.to_string())?
+            }
+            GuestRole::Client => accept_until(listener.as_ref().expect("bound"), deadline)
+                .map_err(|e| e.to_string())?,
+        };
+        let test = match tool {
+            Tool::RcPingpong | Tool::UdPingpong => None,
+            Tool::SendBw => Some(perftest::Test::Send),
+            Tool::WriteBw => Some(perftest::Test::Write),
+            Tool::ReadBw => Some(perftest::Test::Read),
+            Tool::AtomicBw => Some(perftest::Test::Atomic),
+        };
+        if let Some(test) = test {
+            // perftest syncs over TCP around the run, so no lingering is needed.
+            let mut o = perftest::Options::new(test);
+            o.iters = iters;
+            o.size = size;
+            // The guest's tool runs with -u 18 (1 s): slow emulation, no spurious retries.
+            o.timeout = 18;
+            let client = role == GuestRole::Server;
+            return perftest::run(&tool_ctx, tcp, client, &o).map(|r| r.text());
+        }
+        let mut opts = pingpong::Options::new(tool == Tool::UdPingpong);
+        opts.iters = iters;
+        opts.size = size;
+        opts.timeout = Duration::from_secs(30);
+        opts.peer_done = Some(ok);
         let r = match role {
-            GuestRole::Server => Role::Client(
-                connect_when_listening(host_port, deadline).map_err(|e| e.to_string())?,
-            ),
-            GuestRole::Client => Role::Server(
-                accept_until(listener.as_ref().expect("bound"), deadline)
-                    .map_err(|e| e.to_string())?,
-            ),
+            GuestRole::Server => Role::Client(tcp),
+            GuestRole::Client => Role::Server(tcp),
         };
         let session = pingpong::run(&tool_ctx, r, &opts)?;
         // Our QP keeps answering (re-ACKing duplicates) until the guest's tool has finished.
         session.linger(Duration::from_secs(3600), Duration::from_secs(3600), || {
             done.load(std::sync::atomic::Ordering::Relaxed)
         });
-        Ok(session.report.clone())
+        Ok(session.report.text())
     });
     let outcome = guest.wait(deadline);
     if outcome.as_ref().is_ok_and(|o| o.succeeded()) {
@@ -279,7 +298,7 @@ pub fn run(a: &InteropArgs) -> Result<ExitCode> {
     let completed = outcome.succeeded() && ours.is_ok();
     let console = fs::read_to_string(&outcome.console).unwrap_or_default();
     let ours_text = match &ours {
-        Ok(r) => r.text(),
+        Ok(t) => t.clone(),
         Err(e) => format!("error: {e}\n"),
     };
     fs::write(out.join("ours.txt"), &ours_text)?;
@@ -298,7 +317,7 @@ pub fn run(a: &InteropArgs) -> Result<ExitCode> {
         completed,
         guest_status: outcome.script_status,
         guest_timed_out: outcome.timed_out,
-        ours: ours.as_ref().map(|r| r.text()).map_err(|e| e.clone()),
+        ours: ours.clone(),
         elapsed_s: started.elapsed().as_secs_f64(),
         summary: summary.clone(),
         behaviour: behaviour.clone(),

@@ -8,6 +8,7 @@ use std::thread;
 use std::time::Duration;
 
 use rnic_driver::model::{ChannelLink, ModelBackend, NicConfig};
+use rnic_driver::tools::perftest;
 use rnic_driver::tools::pingpong::{self, Options, Role};
 use rnic_driver::verbs::*;
 
@@ -84,5 +85,52 @@ fn ud_pingpong_between_two_model_nics() {
     for r in [&s, &c] {
         assert_eq!(r.counters.req_packets, 40);
         assert_eq!(r.counters.ud_dropped, 0);
+    }
+}
+
+fn perftest(test: perftest::Test, iters: u32, size: u32) -> (perftest::Report, perftest::Report) {
+    let (a, b) = ChannelLink::pair();
+    let (server_ctx, client_ctx) = (context(1, a), context(2, b));
+    let listener = TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let mut o = perftest::Options::new(test);
+    o.iters = iters;
+    o.size = size;
+    let so = o.clone();
+    let server = thread::spawn(move || {
+        let _bg = server_ctx.run_in_background();
+        let (s, _) = listener.accept().unwrap();
+        perftest::run(&server_ctx, s, false, &so)
+    });
+    let _bg = client_ctx.run_in_background();
+    let s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+    let client = perftest::run(&client_ctx, s, true, &o).expect("client");
+    (server.join().unwrap().expect("server"), client)
+}
+
+#[test]
+fn perftest_bandwidth_tests_between_two_model_nics() {
+    use perftest::Test;
+    for (test, size) in [
+        (Test::Write, 8192u32),
+        (Test::Read, 8192),
+        (Test::Send, 4096),
+        (Test::Atomic, 8),
+    ] {
+        let (s, c) = perftest(test, 40, size);
+        assert_eq!(c.ours.iters, 40, "{test:?}");
+        assert!(c.ours.bw_avg > 0.0);
+        // The server got the client's report through the exchange.
+        if test != Test::Send {
+            assert_eq!(s.theirs.unwrap().iters, 40);
+            assert_eq!(s.theirs.unwrap().bw_avg, c.ours.bw_avg);
+        }
+        let packets = u64::from(size.div_ceil(1024)) * 40;
+        match test {
+            Test::Write | Test::Send => assert_eq!(c.counters.req_packets, packets),
+            Test::Read => assert_eq!(s.counters.read_responses_sent, packets),
+            Test::Atomic => assert_eq!(s.counters.atomic_acks_sent, 40),
+        }
+        assert!(c.text().contains("#bytes"), "{}", c.text());
     }
 }

@@ -102,6 +102,7 @@ pub fn rxe_spec() -> ImageSpec {
         "/usr/bin/ib_send_bw",
         "/usr/bin/ib_write_bw",
         "/usr/bin/ib_read_bw",
+        "/usr/bin/ib_atomic_bw",
         "/usr/bin/rping",
         "/usr/bin/rdma",
     ];

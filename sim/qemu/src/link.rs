@@ -533,12 +533,19 @@ impl Injector {
             return v;
         }
         if let Some(b) = bth_offset(frame).filter(|_| every(self.cfg.corrupt_every)) {
-            // A bit of the BTH or beyond (what the ICRC covers).
-            let span = frame.len().saturating_sub(b).max(1) as u64;
+            // A bit the ICRC covers, so that the receiver must drop the frame: from the BTH to
+            // the end of the IP packet, except BTH byte 4 (FECN, BECN, Resv6), which the ICRC
+            // masks, and any Ethernet padding.
+            let end = rnic_wire::packet::locate(frame, &[ROCE_PORT])
+                .map_or(frame.len(), |l| l.ip_end.min(frame.len()));
+            let span = end.saturating_sub(b).saturating_sub(1).max(1) as u64;
             let r = self.rng.next_u64();
-            let byte = b + (r % span) as usize;
+            let mut off = (r % span) as usize;
+            if off >= 4 {
+                off += 1;
+            }
             v.push(FaultAction::Corrupt {
-                byte: byte.min(frame.len() - 1),
+                byte: (b + off).min(frame.len() - 1),
                 bit: ((r >> 32) % 8) as u8,
             });
         }

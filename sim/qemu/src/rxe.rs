@@ -25,15 +25,17 @@ pub enum Tool {
     SendBw,
     WriteBw,
     ReadBw,
+    AtomicBw,
 }
 
 impl Tool {
-    pub const ALL: [Tool; 5] = [
+    pub const ALL: [Tool; 6] = [
         Tool::RcPingpong,
         Tool::UdPingpong,
         Tool::SendBw,
         Tool::WriteBw,
         Tool::ReadBw,
+        Tool::AtomicBw,
     ];
 
     pub fn name(self) -> &'static str {
@@ -43,6 +45,7 @@ impl Tool {
             Tool::SendBw => "send_bw",
             Tool::WriteBw => "write_bw",
             Tool::ReadBw => "read_bw",
+            Tool::AtomicBw => "atomic_bw",
         }
     }
 
@@ -53,6 +56,7 @@ impl Tool {
             Tool::SendBw => "ib_send_bw",
             Tool::WriteBw => "ib_write_bw",
             Tool::ReadBw => "ib_read_bw",
+            Tool::AtomicBw => "ib_atomic_bw",
         }
     }
 
@@ -70,6 +74,8 @@ impl Tool {
             // A UD message is one packet: it must fit the path MTU (1024).
             Tool::UdPingpong => (20, 512),
             Tool::SendBw | Tool::WriteBw | Tool::ReadBw => (20, 8192),
+            // Atomics are 8 bytes whatever -s says.
+            Tool::AtomicBw => (20, 8),
         }
     }
 

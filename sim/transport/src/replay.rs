@@ -546,7 +546,8 @@ pub fn replay(records: &[Record], opts: &Options) -> Result<Report, String> {
     // frame from the same side (on a two-port link, to the same port) or after a quiet spell;
     // of a duplicated one that is also held back, one copy arrives at once.
     let mut schedule: Vec<(usize, u8)> = Vec::new();
-    let mut held: Vec<(usize, [u8; 6])> = Vec::new();
+    // The link holds one frame at a time; a frame marked while one is held goes at once.
+    let mut held: Option<(usize, [u8; 6], u8)> = None;
     let side = |r: &Record| -> [u8; 6] {
         r.data
             .get(6..12)
@@ -559,23 +560,24 @@ pub fn replay(records: &[Record], opts: &Options) -> Result<Report, String> {
             .hold_timeout_ns
             .is_some_and(|t| i > 0 && r.ts_ns.saturating_sub(records[i - 1].ts_ns) > t);
         if quiet {
-            schedule.extend(held.drain(..).map(|h| (h.0, 1)));
+            schedule.extend(held.take().map(|h| (h.0, h.2)));
         }
         let copies = opts.delivery.copies.get(&i).copied().unwrap_or(1);
-        if opts.delivery.reordered.contains(&i) && copies > 0 {
+        let marked = opts.delivery.reordered.contains(&i);
+        // A corrupted frame marked for reordering is held too (and fails its ICRC later).
+        if marked && held.is_none() {
             if copies > 1 {
                 schedule.push((i, copies - 1));
             }
-            held.push((i, side(r)));
+            held = Some((i, side(r), copies.min(1)));
             continue;
         }
         schedule.push((i, copies));
-        let me = side(r);
-        while let Some(pos) = held.iter().position(|h| h.1 == me) {
-            schedule.push((held.remove(pos).0, 1));
+        if !marked && held.is_some_and(|h| h.1 == side(r)) {
+            schedule.extend(held.take().map(|h| (h.0, h.2)));
         }
     }
-    schedule.extend(held.iter().map(|h| (h.0, 1)));
+    schedule.extend(held.map(|h| (h.0, h.2)));
 
     let mut out = Vec::new();
     // Bytes of inferred MRs written by replayed WRITEs, per host and key.
