@@ -162,6 +162,12 @@ pub fn run(a: &InteropArgs) -> Result<ExitCode> {
     if sc.iters == 0 || sc.size == 0 {
         bail!("iterations and message size must be at least 1");
     }
+    if !matches!(sc.tool, Tool::RcPingpong | Tool::UdPingpong) && sc.iters < 5 {
+        bail!(
+            "{} needs at least 5 iterations (perftest refuses fewer)",
+            sc.tool.binary()
+        );
+    }
     if sc.tool == Tool::UdPingpong && !sc.faults.is_none() {
         bail!("ud_pingpong does not recover from loss (UD): run it without faults");
     }

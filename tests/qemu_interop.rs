@@ -1,6 +1,7 @@
-//! `rnic qemu interop --nic model`: the real `ibv_rc_pingpong` and `ibv_ud_pingpong` in a
-//! soft-RoCE guest against our NIC (the transport model) on the host link, in both roles,
-//! clean and (RC) with drops, duplicates, reordering and corruption at a few seeds. Every
+//! `rnic qemu interop --nic model`: the real `ibv_rc_pingpong`, `ibv_ud_pingpong` and
+//! perftest's `ib_{send,write,read,atomic}_bw` in a soft-RoCE guest against our NIC (the
+//! transport model) on the host link, in both roles, clean and (RC) with drops, duplicates,
+//! reordering and corruption. Every
 //! run must complete on both sides and pass the RC trace analysis; its capture must pass
 //! `rnic trace check` and replay with zero mismatches (rxe's responses and ours against the
 //! model); no QEMU process may outlive a run. Needs the Debian packages of
@@ -70,7 +71,7 @@ fn run(scenario: &str, role: &str, extra: &[&str], out: &Path) -> Value {
     let cap = out.join("capture.pcap");
     let (ok, check) = rnic(&["trace", "check", cap.to_str().unwrap()]);
     assert!(ok, "trace check:\n{check}");
-    if scenario == "rc_pingpong" {
+    if scenario != "ud_pingpong" {
         let faults = out.join("faults.json");
         let (ok, replay) = rnic(&[
             "trace",
@@ -80,7 +81,8 @@ fn run(scenario: &str, role: &str, extra: &[&str], out: &Path) -> Value {
             faults.to_str().unwrap(),
         ]);
         assert!(ok, "replay of {}:\n{replay}", cap.display());
-        assert!(replay.contains("qps=2 "), "{replay}");
+        let qps = if scenario == "rc_pingpong" { 2 } else { 1 };
+        assert!(replay.contains(&format!("qps={qps} ")), "{replay}");
     }
     serde_json::from_str(&std::fs::read_to_string(out.join("summary.json")).unwrap()).unwrap()
 }
@@ -130,6 +132,44 @@ fn the_real_pingpong_tools_complete_against_the_model_nic() {
 }
 
 #[test]
+fn the_real_perftest_tools_complete_against_the_model_nic() {
+    let base = rnic_qemu::image::default_cache_dir().join("interop/test-perftest");
+    let faults = [
+        "--drop-prob",
+        "0.03",
+        "--duplicate-every",
+        "11",
+        "--reorder-every",
+        "13",
+        "--corrupt-every",
+        "17",
+        "--seed",
+        "4",
+    ];
+    for scenario in ["send_bw", "write_bw", "read_bw", "atomic_bw"] {
+        for role in ["server", "client"] {
+            let s = run(
+                scenario,
+                role,
+                &[],
+                &base.join(format!("{scenario}-{role}")),
+            );
+            assert_eq!(s["summary"]["dropped_by_link"], 0);
+            let ours = s["ours"]["Ok"].as_str().unwrap_or_default();
+            assert!(ours.contains("#bytes"), "{ours}");
+            let s = run(
+                scenario,
+                role,
+                &faults,
+                &base.join(format!("{scenario}-{role}-lossy")),
+            );
+            assert!(s["summary"]["dropped_by_link"].as_u64().unwrap() > 0);
+            assert!(s["summary"]["retransmissions"].as_u64().unwrap() > 0);
+        }
+    }
+}
+
+#[test]
 fn bad_interop_arguments_are_refused() {
     for (args, needle) in [
         (
@@ -144,8 +184,15 @@ fn bad_interop_arguments_are_refused() {
             "does not recover from loss",
         ),
         (
-            vec!["--scenario", "write_bw", "--guest-role", "server"],
-            "perftest",
+            vec![
+                "--scenario",
+                "write_bw",
+                "--guest-role",
+                "server",
+                "--iters",
+                "3",
+            ],
+            "at least 5 iterations",
         ),
         (
             vec!["--scenario", "rc_pingpong", "--guest-role", "both"],
