@@ -8,4 +8,5 @@ pub mod qemu_cli;
 pub mod replay_cli;
 pub mod sim;
 pub mod summary;
+pub mod tools_cli;
 pub mod trace;

@@ -36,6 +36,10 @@ enum Cmd {
     Bench(bench::BenchArgs),
     /// Real-kernel harness: soft-RoCE peers and VFIO in QEMU guests.
     Qemu(rnic::qemu_cli::QemuArgs),
+    /// ibv_rc_pingpong / ibv_ud_pingpong on our NIC (the model) through a network interface.
+    Pingpong(rnic::tools_cli::PingpongArgs),
+    /// perftest's ib_{send,write,read,atomic}_bw on our NIC (the model) through an interface.
+    Perf(rnic::tools_cli::PerfArgs),
 }
 
 #[derive(Subcommand)]
@@ -109,6 +113,8 @@ fn main() -> ExitCode {
         }
         Cmd::Bench(args) => bench::run(&args),
         Cmd::Qemu(args) => rnic::qemu_cli::run(&args),
+        Cmd::Pingpong(args) => rnic::tools_cli::run_pingpong(&args),
+        Cmd::Perf(args) => rnic::tools_cli::run_perf(&args),
     };
     match result {
         Ok(code) => code,

@@ -25,6 +25,7 @@ use vfio_ioctls::{VfioContainer, VfioDevice, VfioOps};
 use vmm_sys_util::eventfd::EventFd;
 
 pub mod model;
+pub mod rawsock;
 pub mod tools;
 pub mod verbs;
 
