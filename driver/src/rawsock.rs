@@ -155,7 +155,7 @@ impl FrameLink for RawSocketLink {
                 return Err(e);
             }
             // Our own frames come back to a packet socket: skip them.
-            if from.sll_pkttype == libc::PACKET_OUTGOING as u8 {
+            if from.sll_pkttype == libc::PACKET_OUTGOING {
                 if left.is_zero() {
                     return Ok(None);
                 }
