@@ -370,7 +370,18 @@ poweroff -f
 /// Changes whenever the way an initramfs is laid out changes, so cached images are rebuilt.
 const LAYOUT_VERSION: u32 = 2;
 
-/// Builds (or finds in the cache) the kernel and initramfs for `spec`.
+/// A temporary name beside `path` that no other process or thread building the same image
+/// uses at the same time (tests build the image concurrently); renamed into place when done.
+fn unique_tmp(path: &Path) -> PathBuf {
+    static N: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+    let n = N.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    let mut name = path.as_os_str().to_owned();
+    name.push(format!(".tmp.{}.{n}", std::process::id()));
+    PathBuf::from(name)
+}
+
+/// Builds (or finds in the cache) the kernel and initramfs for `spec`. Safe to call from
+/// several processes at once: each writes a temporary file of its own and renames it.
 pub fn build(spec: &ImageSpec, cache: &Path) -> Result<GuestImage> {
     require_packages(&["linux-image-amd64", "busybox-static", "kmod"])?;
     let ver = kernel_version()?;
@@ -379,7 +390,7 @@ pub fn build(spec: &ImageSpec, cache: &Path) -> Result<GuestImage> {
     let vmlinux = cache.join(format!("vmlinux-{ver}"));
     if !vmlinux.exists() {
         let elf = extract_vmlinux(Path::new(&format!("/boot/vmlinuz-{ver}")))?;
-        let tmp = vmlinux.with_extension("tmp");
+        let tmp = unique_tmp(&vmlinux);
         fs::write(&tmp, elf).with_context(|| format!("writing {}", tmp.display()))?;
         fs::rename(&tmp, &vmlinux)?;
     }
@@ -522,7 +533,7 @@ fn write_initrd(
             p = d.parent();
         }
     }
-    let tmp = out.with_extension("tmp");
+    let tmp = unique_tmp(out);
     let f = fs::File::create(&tmp).with_context(|| format!("creating {}", tmp.display()))?;
     let mut w = CpioWriter::new(std::io::BufWriter::new(f));
     for d in &dirs {
