@@ -32,6 +32,8 @@ enum Cmd {
     Build(rnic::fpga::BuildArgs),
     /// Load a bitstream onto a board with openFPGALoader.
     Flash(rnic::fpga::FlashArgs),
+    /// The register map and descriptor formats (defined once in hw/regmap) as documents.
+    Regs(rnic::regs_cli::RegsArgs),
     /// Measure performance figures.
     Bench(bench::BenchArgs),
     /// Real-kernel harness: soft-RoCE peers and VFIO in QEMU guests.
@@ -112,6 +114,7 @@ fn main() -> ExitCode {
             rnic_netsim::cli::run_dcqcn(&args).map(|()| ExitCode::SUCCESS)
         }
         Cmd::Bench(args) => bench::run(&args),
+        Cmd::Regs(args) => rnic::regs_cli::run(&args),
         Cmd::Qemu(args) => rnic::qemu_cli::run(&args),
         Cmd::Pingpong(args) => rnic::tools_cli::run_pingpong(&args),
         Cmd::Perf(args) => rnic::tools_cli::run_perf(&args),

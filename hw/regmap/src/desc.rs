@@ -1,0 +1,285 @@
+//! Descriptor and completion formats in host memory: little-endian fields at byte offsets
+//! (bits within the bytes for sub-byte fields), one table per format, read and written by
+//! [`Format::get`] and [`Format::set`]. The numeric codes are ibverbs' own: `ibv_wr_opcode`,
+//! `ibv_send_flags`, `ibv_wc_status`, `ibv_wc_opcode`, `ibv_wc_flags`.
+
+use serde::Serialize;
+
+/// A field of a descriptor: `bits` wide, starting at bit `bit` of byte `byte`.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct DescField {
+    pub name: &'static str,
+    pub byte: u16,
+    pub bit: u8,
+    pub bits: u8,
+    pub doc: &'static str,
+}
+
+const fn f(name: &'static str, byte: u16, bits: u8, doc: &'static str) -> DescField {
+    DescField {
+        name,
+        byte,
+        bit: 0,
+        bits,
+        doc,
+    }
+}
+
+/// A descriptor or completion layout.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize)]
+pub struct Format {
+    pub name: &'static str,
+    /// Bytes per entry (rings hold entries of this size).
+    pub size: u16,
+    pub fields: &'static [DescField],
+    /// Repeated scatter/gather entries after the fixed part: (first byte, count, entry layout).
+    pub sge: Option<(u16, u8)>,
+    pub doc: &'static str,
+}
+
+/// A scatter/gather entry (16 bytes), repeated in work and receive requests.
+pub const SGE: Format = Format {
+    name: "sge",
+    size: 16,
+    fields: &[
+        f("ADDR", 0, 64, "virtual address in the MR"),
+        f("LENGTH", 8, 32, "bytes"),
+        f("LKEY", 12, 32, "local key of the MR"),
+    ],
+    sge: None,
+    doc: "one scatter/gather entry (ibv_sge)",
+};
+
+pub const SEND_WQE: Format = Format {
+    name: "send_wqe",
+    size: 128,
+    fields: &[
+        f("WR_ID", 0x00, 64, "returned in the completion"),
+        f(
+            "OPCODE",
+            0x08,
+            8,
+            "ibv_wr_opcode: 0 RDMA_WRITE, 1 RDMA_WRITE_WITH_IMM, 2 SEND, 3 SEND_WITH_IMM, 4 RDMA_READ, 5 ATOMIC_CMP_AND_SWP, 6 ATOMIC_FETCH_AND_ADD",
+        ),
+        f(
+            "FLAGS",
+            0x09,
+            8,
+            "ibv_send_flags: 1 FENCE, 2 SIGNALED, 4 SOLICITED",
+        ),
+        f(
+            "NUM_SGE",
+            0x0A,
+            8,
+            "scatter/gather entries used (at most 4)",
+        ),
+        f("IMM", 0x0C, 32, "immediate data (the *_WITH_IMM opcodes)"),
+        f(
+            "REMOTE_ADDR",
+            0x10,
+            64,
+            "RDMA and atomics: remote virtual address",
+        ),
+        f("RKEY", 0x18, 32, "RDMA and atomics: remote key"),
+        f("UD_REMOTE_QPN", 0x1C, 24, "UD: destination QP"),
+        f(
+            "COMPARE_ADD",
+            0x20,
+            64,
+            "atomics: compare value (CMP_AND_SWP) or addend (FETCH_AND_ADD)",
+        ),
+        f("SWAP", 0x28, 64, "atomics: swap value"),
+        f("UD_REMOTE_QKEY", 0x30, 32, "UD: destination Q_Key"),
+        f(
+            "UD_AV_INDEX",
+            0x34,
+            16,
+            "UD: address vector table entry of the destination",
+        ),
+    ],
+    sge: Some((0x40, 4)),
+    doc: "a send work request (ibv_send_wr): 64 bytes, then up to 4 scatter/gather entries",
+};
+
+pub const RECV_WQE: Format = Format {
+    name: "recv_wqe",
+    size: 64,
+    fields: &[
+        f("WR_ID", 0x00, 64, "returned in the completion"),
+        f(
+            "NUM_SGE",
+            0x08,
+            8,
+            "scatter/gather entries used (at most 3)",
+        ),
+    ],
+    sge: Some((0x10, 3)),
+    doc: "a receive work request (ibv_recv_wr): 16 bytes, then up to 3 scatter/gather entries",
+};
+
+pub const CQE: Format = Format {
+    name: "cqe",
+    size: 32,
+    fields: &[
+        f("WR_ID", 0x00, 64, "the work request's wr_id"),
+        f(
+            "BYTE_LEN",
+            0x08,
+            32,
+            "bytes received (receives, READ, atomics)",
+        ),
+        f("IMM", 0x0C, 32, "immediate data when FLAGS has WITH_IMM"),
+        f("QPN", 0x10, 24, "the QP the work request was posted to"),
+        f("SRC_QP", 0x14, 24, "UD receives: the sender's QPN"),
+        f(
+            "STATUS",
+            0x18,
+            8,
+            "ibv_wc_status (0 SUCCESS ... 13 RNR_RETRY_EXC_ERR)",
+        ),
+        f(
+            "OPCODE",
+            0x19,
+            8,
+            "ibv_wc_opcode (0 SEND ... 4 FETCH_ADD, 128 RECV, 129 RECV_RDMA_WITH_IMM)",
+        ),
+        f("FLAGS", 0x1A, 8, "ibv_wc_flags: 1 GRH, 2 WITH_IMM"),
+        f(
+            "WQE_INDEX",
+            0x1C,
+            16,
+            "index of the work request in its ring",
+        ),
+        DescField {
+            name: "PHASE",
+            byte: 0x1F,
+            bit: 7,
+            bits: 1,
+            doc: "flips on every pass of the ring: an entry is new when it differs from the last pass's",
+        },
+    ],
+    sge: None,
+    doc: "a completion (ibv_wc); written after the payload writes it reports are done",
+};
+
+pub const RAW_TX_DESC: Format = Format {
+    name: "raw_tx_desc",
+    size: 16,
+    fields: &[
+        f(
+            "ADDR",
+            0x00,
+            64,
+            "device address of the frame (without FCS)",
+        ),
+        f("LEN", 0x08, 16, "frame length, 14..=9216 bytes"),
+        f("FLAGS", 0x0A, 16, "bit 0: write a completion when sent"),
+    ],
+    sge: None,
+    doc: "a frame for the raw transmit ring",
+};
+
+pub const RAW_RX_DESC: Format = Format {
+    name: "raw_rx_desc",
+    size: 16,
+    fields: &[
+        f("ADDR", 0x00, 64, "device address of a receive buffer"),
+        f("BUF_LEN", 0x08, 16, "buffer size in bytes"),
+    ],
+    sge: None,
+    doc: "a receive buffer for the raw receive ring",
+};
+
+pub const RAW_CQE: Format = Format {
+    name: "raw_cqe",
+    size: 16,
+    fields: &[
+        f("LEN", 0x00, 16, "frame length written to the buffer"),
+        f(
+            "STATUS",
+            0x02,
+            8,
+            "0 ok, 1 the frame was longer than the buffer (cut)",
+        ),
+        f(
+            "RING_INDEX",
+            0x04,
+            16,
+            "index of the descriptor it completes",
+        ),
+        DescField {
+            name: "PHASE",
+            byte: 0x0F,
+            bit: 7,
+            bits: 1,
+            doc: "flips on every pass of the ring",
+        },
+    ],
+    sge: None,
+    doc: "a raw ring completion (the frame received or sent)",
+};
+
+/// Every format.
+pub const FORMATS: &[Format] = &[
+    SGE,
+    SEND_WQE,
+    RECV_WQE,
+    CQE,
+    RAW_TX_DESC,
+    RAW_RX_DESC,
+    RAW_CQE,
+];
+
+impl Format {
+    pub fn field(&self, name: &str) -> Option<&'static DescField> {
+        self.fields.iter().find(|f| f.name == name)
+    }
+
+    /// The value of field `name` in `buf` (an entry of this format).
+    pub fn get(&self, buf: &[u8], name: &str) -> Option<u64> {
+        let d = self.field(name)?;
+        Some(get(buf, d))
+    }
+
+    /// Sets field `name` in `buf`; false when the value does not fit or there is no such field.
+    pub fn set(&self, buf: &mut [u8], name: &str, v: u64) -> bool {
+        match self.field(name) {
+            Some(d) if d.bits == 64 || v >> d.bits == 0 => {
+                set(buf, d, v);
+                true
+            }
+            _ => false,
+        }
+    }
+}
+
+/// Reads a little-endian field.
+pub fn get(buf: &[u8], d: &DescField) -> u64 {
+    let nbytes = (usize::from(d.bit) + usize::from(d.bits)).div_ceil(8);
+    let mut raw = [0u8; 16];
+    raw[..nbytes].copy_from_slice(&buf[usize::from(d.byte)..usize::from(d.byte) + nbytes]);
+    let all = u128::from_le_bytes(raw);
+    let mask = if d.bits == 64 {
+        u64::MAX
+    } else {
+        (1u64 << d.bits) - 1
+    };
+    ((all >> d.bit) as u64) & mask
+}
+
+/// Writes a little-endian field, leaving the other bits of its bytes as they were.
+pub fn set(buf: &mut [u8], d: &DescField, v: u64) {
+    let nbytes = (usize::from(d.bit) + usize::from(d.bits)).div_ceil(8);
+    let at = usize::from(d.byte);
+    let mut raw = [0u8; 16];
+    raw[..nbytes].copy_from_slice(&buf[at..at + nbytes]);
+    let mut all = u128::from_le_bytes(raw);
+    let mask = if d.bits == 64 {
+        u128::from(u64::MAX)
+    } else {
+        (1u128 << d.bits) - 1
+    };
+    all &= !(mask << d.bit);
+    all |= (u128::from(v) & mask) << d.bit;
+    buf[at..at + nbytes].copy_from_slice(&all.to_le_bytes()[..nbytes]);
+}
