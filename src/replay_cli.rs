@@ -1,14 +1,16 @@
 //! `rnic trace replay --role responder CAPTURE`: the requests of every RC QP of a capture fed
 //! into our responder (the transport model), our responses compared with the captured ones.
 
+use std::collections::BTreeSet;
 use std::fs::File;
 use std::io::BufWriter;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
-use rnic_qemu::link::{FaultAction, FaultEvent};
-use rnic_transport::replay::{self, Delivery, MrOverride, Options, QpOverride};
+use rnic_qemu::link::FaultEvent;
+use rnic_qemu::rxe;
+use rnic_transport::replay::{self, MrOverride, Options, QpOverride};
 use rnic_transport::{Access, Mtu};
 use rnic_wire::pcap::{self, LINKTYPE_ETHERNET, PcapWriter};
 
@@ -142,30 +144,6 @@ fn parse_mr(s: &str) -> Result<MrOverride, String> {
     })
 }
 
-/// The delivery plan from a fault record (frame indices 0-based).
-pub fn delivery_from_faults(events: &[FaultEvent]) -> Delivery {
-    let mut d = Delivery {
-        hold_timeout_ns: Some(rnic_qemu::link::HOLD_TIMEOUT.as_nanos() as u64),
-        ..Default::default()
-    };
-    for e in events {
-        let i = e.frame as usize;
-        match e.action {
-            // A corrupted frame fails the ICRC, and so do both copies of a duplicated one.
-            FaultAction::Drop | FaultAction::Corrupt { .. } => {
-                d.copies.insert(i, 0);
-            }
-            FaultAction::Duplicate => {
-                d.copies.entry(i).or_insert(2);
-            }
-            FaultAction::Reorder => {
-                d.reordered.insert(i);
-            }
-        }
-    }
-    d
-}
-
 /// Reads a fault record: a list of fault events (faults.json), or a manifest (a list of
 /// entries with `file` and `fault_record`) from which the entry of `capture` is taken.
 pub fn read_faults(path: &Path, capture: &Path) -> Result<Vec<FaultEvent>> {
@@ -192,11 +170,12 @@ pub fn read_faults(path: &Path, capture: &Path) -> Result<Vec<FaultEvent>> {
         .with_context(|| format!("{}: not a list of fault events", path.display()))
 }
 
-/// Reads a drops file: one 1-based frame number per line, optionally a direction after it.
-pub fn read_drops(path: &Path) -> Result<Delivery> {
+/// Reads a drops file: one 1-based frame number per line, optionally a direction after it;
+/// returns the 0-based indices.
+pub fn read_drops(path: &Path) -> Result<BTreeSet<usize>> {
     let text =
         std::fs::read_to_string(path).with_context(|| format!("reading {}", path.display()))?;
-    let mut d = Delivery::default();
+    let mut d = BTreeSet::new();
     for (n, line) in text.lines().enumerate() {
         let line = line.trim();
         if line.is_empty() || line.starts_with('#') {
@@ -210,39 +189,45 @@ pub fn read_drops(path: &Path) -> Result<Delivery> {
                 n + 1
             )
         })?;
-        d.copies.insert(frame - 1, 0);
+        d.insert(frame - 1);
     }
     Ok(d)
 }
 
 pub fn run(a: &ReplayArgs) -> Result<ExitCode> {
     let cap = pcap::read_file(&a.capture)?;
-    let delivery = if let Some(f) = &a.faults {
-        delivery_from_faults(&read_faults(f, &a.capture)?)
-    } else if let Some(d) = &a.drops {
-        read_drops(d)?
-    } else {
-        let beside = a.capture.with_extension("drops.txt");
-        if beside.is_file() {
-            read_drops(&beside)?
-        } else {
-            Delivery::default()
+    let n = cap.records.len();
+    let named_beyond = |max: Option<usize>| -> Result<()> {
+        match max {
+            Some(m) if m >= n => bail!(
+                "the fault record names frame {} but {} has {n} frames",
+                m + 1,
+                a.capture.display()
+            ),
+            _ => Ok(()),
         }
     };
-    if let Some((&max, _)) = delivery.copies.iter().next_back() {
-        if max >= cap.records.len() {
-            bail!(
-                "the fault record names frame {} but {} has {} frames",
-                max + 1,
-                a.capture.display(),
-                cap.records.len()
-            );
-        }
-    }
+    let beside = a.capture.with_extension("drops.txt");
+    let drops = match (&a.faults, &a.drops) {
+        (Some(_), _) => None,
+        (None, Some(d)) => Some(read_drops(d)?),
+        (None, None) if beside.is_file() => Some(read_drops(&beside)?),
+        (None, None) => None,
+    };
+    let schedule = if let Some(f) = &a.faults {
+        let events = read_faults(f, &a.capture)?;
+        named_beyond(events.iter().map(|e| e.frame as usize).max())?;
+        Some(rxe::delivery_schedule(&cap.records, &events))
+    } else if let Some(d) = drops {
+        named_beyond(d.iter().next_back().copied())?;
+        Some((0..n).map(|i| (i, u8::from(!d.contains(&i)))).collect())
+    } else {
+        None
+    };
     let opts = Options {
         qps: a.qps.clone(),
         mrs: a.mrs.clone(),
-        delivery,
+        schedule,
     };
     let report = replay::replay(&cap.records, &opts)
         .map_err(|e| anyhow::anyhow!("{}: {e}", a.capture.display()))?;

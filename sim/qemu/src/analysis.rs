@@ -99,47 +99,6 @@ pub fn decode(records: &[Record], deliveries: &BTreeMap<usize, u8>) -> Decoded {
     d
 }
 
-/// The frames in the order the link delivered them. The link holds at most one frame back:
-/// a frame marked for reordering while another is held goes through at once; the held one
-/// arrives right after the next frame to the same destination that is not itself marked, or
-/// before capture index `i` in `quiet_before` (released after a quiet spell).
-pub fn in_delivery_order(
-    frames: Vec<Frame>,
-    reordered: &std::collections::BTreeSet<usize>,
-    quiet_before: &std::collections::BTreeSet<usize>,
-) -> Vec<Frame> {
-    let mut out = Vec::with_capacity(frames.len());
-    let mut held: Option<Frame> = None;
-    for f in frames {
-        if held
-            .as_ref()
-            .is_some_and(|h| quiet_before.range(h.index + 1..=f.index).next().is_some())
-        {
-            out.extend(held.take());
-        }
-        let marked = reordered.contains(&f.index);
-        // A corrupted frame marked for reordering is held too (and fails its ICRC later).
-        if marked && held.is_none() {
-            // Of a duplicated frame that is also held back, one copy goes at once.
-            if f.deliveries > 1 {
-                let mut now = f.clone();
-                now.deliveries -= 1;
-                out.push(now);
-            }
-            let d = f.deliveries.min(1);
-            held = Some(Frame { deliveries: d, ..f });
-            continue;
-        }
-        let dst = f.dst;
-        out.push(f);
-        if !marked && held.as_ref().is_some_and(|h| h.dst == dst) {
-            out.extend(held.take());
-        }
-    }
-    out.extend(held);
-    out
-}
-
 /// The opcode's name as the wire model's table gives it, e.g. `RC_SEND_FIRST`.
 pub fn opcode_name(op: u8) -> String {
     rnic_wire::opcode::lookup(op).map_or_else(|| format!("opcode {op:#04x}"), |i| i.to_string())

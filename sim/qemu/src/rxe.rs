@@ -1,7 +1,7 @@
 //! Two soft-RoCE guests joined by the host link, running one of the verbs tools or perftest
 //! (server on 10.0.0.1, client on 10.0.0.2), with a pcap, a fault record and a summary.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -13,8 +13,9 @@ use serde::{Deserialize, Serialize};
 
 use crate::analysis::{self, Behaviour, Summary};
 use crate::image::GuestImage;
-use crate::link::{FaultAction, FaultConfig, Link, LinkReport};
+use crate::link::{FaultAction, FaultConfig, FaultEvent, HOLD_TIMEOUT, Link, LinkReport};
 use crate::runner::{Guest, GuestConfig, Outcome};
+use rnic_wire::pcap::Record;
 
 /// The tools a scenario can run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -195,8 +196,12 @@ pub struct RunResult {
 
 /// Which frames the link delivered how often, from its fault record.
 pub fn deliveries(report: &LinkReport) -> BTreeMap<usize, u8> {
+    copies(&report.faults)
+}
+
+fn copies(faults: &[FaultEvent]) -> BTreeMap<usize, u8> {
     let mut m = BTreeMap::new();
-    for e in &report.faults {
+    for e in faults {
         let v = match e.action {
             // A corrupted frame fails the ICRC, and so do both copies of a duplicated one.
             FaultAction::Drop | FaultAction::Corrupt { .. } => 0,
@@ -209,30 +214,61 @@ pub fn deliveries(report: &LinkReport) -> BTreeMap<usize, u8> {
     m
 }
 
-/// Which frames the link held back and delivered after the next one.
-pub fn reordered(report: &LinkReport) -> std::collections::BTreeSet<usize> {
-    report
-        .faults
+/// The order in which the link delivered the frames of its capture, from its fault record:
+/// (capture index, copies delivered), every frame once, a duplicated-and-held one twice. The
+/// link holds at most one frame back (a frame marked for reordering while another is held goes
+/// through at once; a corrupted one is held too) and releases it after the next frame to the
+/// same port, here the next frame from the same side (source MAC) of the two-port link, that
+/// is not itself marked, or when the link has been quiet for [`HOLD_TIMEOUT`]; of a frame both
+/// duplicated and held, one copy goes at once.
+pub fn delivery_schedule(records: &[Record], faults: &[FaultEvent]) -> Vec<(usize, u8)> {
+    let copies = copies(faults);
+    let marked: BTreeSet<usize> = faults
         .iter()
         .filter(|e| e.action == FaultAction::Reorder)
         .map(|e| e.frame as usize)
-        .collect()
+        .collect();
+    let hold = HOLD_TIMEOUT.as_nanos() as u64;
+    let side = |r: &Record| r.data.get(6..12).map(<[u8]>::to_vec);
+    let mut out = Vec::with_capacity(records.len() + 1);
+    let mut held: Option<(usize, Option<Vec<u8>>, u8)> = None;
+    for (i, r) in records.iter().enumerate() {
+        if i > 0 && r.ts_ns.saturating_sub(records[i - 1].ts_ns) > hold {
+            out.extend(held.take().map(|h| (h.0, h.2)));
+        }
+        let n = copies.get(&i).copied().unwrap_or(1);
+        let is_marked = marked.contains(&i);
+        if is_marked && held.is_none() {
+            if n > 1 {
+                out.push((i, n - 1));
+            }
+            held = Some((i, side(r), n.min(1)));
+            continue;
+        }
+        out.push((i, n));
+        if !is_marked && held.as_ref().is_some_and(|h| h.1 == side(r)) {
+            out.extend(held.take().map(|h| (h.0, h.2)));
+        }
+    }
+    out.extend(held.map(|h| (h.0, h.2)));
+    out
 }
 
 /// Decodes a capture as the link delivered it (drops, duplicates, corruptions and reordering
 /// from its fault record), ready for [`analysis::check_rc`].
-pub fn decode_delivered(
-    records: &[rnic_wire::pcap::Record],
-    report: &LinkReport,
-) -> analysis::Decoded {
+pub fn decode_delivered(records: &[Record], report: &LinkReport) -> analysis::Decoded {
     let mut d = analysis::decode(records, &deliveries(report));
-    // Where the link was quiet long enough to release a held frame.
-    let hold = crate::link::HOLD_TIMEOUT.as_nanos() as u64;
-    let quiet: std::collections::BTreeSet<usize> = (1..records.len())
-        .filter(|&i| records[i].ts_ns.saturating_sub(records[i - 1].ts_ns) > hold)
+    let by_index: BTreeMap<usize, analysis::Frame> =
+        d.frames.drain(..).map(|f| (f.index, f)).collect();
+    d.frames = delivery_schedule(records, &report.faults)
+        .into_iter()
+        .filter_map(|(i, n)| {
+            by_index.get(&i).map(|f| analysis::Frame {
+                deliveries: n,
+                ..f.clone()
+            })
+        })
         .collect();
-    d.frames =
-        analysis::in_delivery_order(std::mem::take(&mut d.frames), &reordered(report), &quiet);
     d
 }
 

@@ -29,17 +29,6 @@ use crate::psn;
 use crate::qp::{QpInit, VerbsError};
 use crate::verbs::*;
 
-/// How often the link delivered each frame (capture index, 0-based): missing means once.
-#[derive(Clone, Debug, Default)]
-pub struct Delivery {
-    pub copies: BTreeMap<usize, u8>,
-    /// Frames delivered after the next frame to the same destination.
-    pub reordered: BTreeSet<usize>,
-    /// A held-back frame is also delivered when the capture shows a gap longer than this
-    /// (the QEMU link releases it after 30 ms of quiet).
-    pub hold_timeout_ns: Option<u64>,
-}
-
 /// `--qp QPN:EPSN:MTU[:PD[:DEST_QPN]]`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct QpOverride {
@@ -64,7 +53,9 @@ pub struct MrOverride {
 pub struct Options {
     pub qps: Vec<QpOverride>,
     pub mrs: Vec<MrOverride>,
-    pub delivery: Delivery,
+    /// The order and number of times the link delivered each frame: (capture index, copies).
+    /// `None`: every frame once, in captured order.
+    pub schedule: Option<Vec<(usize, u8)>>,
 }
 
 /// One response frame, ours or the capture's.
@@ -542,42 +533,11 @@ pub fn replay(records: &[Record], opts: &Options) -> Result<Report, String> {
         nics.push(nic);
     }
 
-    // Feed the requests as the link delivered them: a held-back frame arrives after the next
-    // frame from the same side (on a two-port link, to the same port) or after a quiet spell;
-    // of a duplicated one that is also held back, one copy arrives at once.
-    let mut schedule: Vec<(usize, u8)> = Vec::new();
-    // The link holds one frame at a time; a frame marked while one is held goes at once.
-    let mut held: Option<(usize, [u8; 6], u8)> = None;
-    let side = |r: &Record| -> [u8; 6] {
-        r.data
-            .get(6..12)
-            .and_then(|m| m.try_into().ok())
-            .unwrap_or([0; 6])
-    };
-    for (i, r) in records.iter().enumerate() {
-        let quiet = opts
-            .delivery
-            .hold_timeout_ns
-            .is_some_and(|t| i > 0 && r.ts_ns.saturating_sub(records[i - 1].ts_ns) > t);
-        if quiet {
-            schedule.extend(held.take().map(|h| (h.0, h.2)));
-        }
-        let copies = opts.delivery.copies.get(&i).copied().unwrap_or(1);
-        let marked = opts.delivery.reordered.contains(&i);
-        // A corrupted frame marked for reordering is held too (and fails its ICRC later).
-        if marked && held.is_none() {
-            if copies > 1 {
-                schedule.push((i, copies - 1));
-            }
-            held = Some((i, side(r), copies.min(1)));
-            continue;
-        }
-        schedule.push((i, copies));
-        if !marked && held.is_some_and(|h| h.1 == side(r)) {
-            schedule.extend(held.take().map(|h| (h.0, h.2)));
-        }
-    }
-    schedule.extend(held.map(|h| (h.0, h.2)));
+    // Feed the requests as the link delivered them.
+    let schedule = opts
+        .schedule
+        .clone()
+        .unwrap_or_else(|| (0..records.len()).map(|i| (i, 1)).collect());
 
     let mut out = Vec::new();
     // Bytes of inferred MRs written by replayed WRITEs, per host and key.
