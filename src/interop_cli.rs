@@ -6,7 +6,6 @@
 
 use std::fs;
 use std::net::{TcpListener, TcpStream};
-use std::path::PathBuf;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
@@ -19,7 +18,9 @@ use rnic_driver::verbs::{Context, MacAddr};
 use rnic_qemu::interop::{self, GuestRole};
 use rnic_qemu::link::{FaultConfig, Link};
 use rnic_qemu::runner::{self, Guest, GuestConfig};
-use rnic_qemu::rxe::{self, Scenario, Tool};
+use rnic_qemu::rxe::{self, Tool};
+
+use crate::qemu_cli::ScenarioArgs;
 use rnic_qemu::{analysis, image};
 
 /// Which NIC the host side runs.
@@ -34,41 +35,11 @@ pub struct InteropArgs {
     /// The NIC on the host side.
     #[arg(long, value_enum, default_value = "model")]
     pub nic: NicKind,
-    /// rc_pingpong, ud_pingpong, send_bw, write_bw, read_bw or atomic_bw.
-    #[arg(long)]
-    pub scenario: Tool,
     /// The guest tool's side of the TCP exchange.
     #[arg(long, value_enum)]
     pub guest_role: GuestRole,
-    /// Drop every Nth RoCEv2 frame.
-    #[arg(long)]
-    pub drop_every: Option<u64>,
-    /// Drop each RoCEv2 frame with this probability (seeded by --seed).
-    #[arg(long)]
-    pub drop_prob: Option<f64>,
-    /// Deliver every Nth RoCEv2 frame after the next one.
-    #[arg(long)]
-    pub reorder_every: Option<u64>,
-    /// Deliver every Nth RoCEv2 frame twice.
-    #[arg(long)]
-    pub duplicate_every: Option<u64>,
-    /// Flip one bit of every Nth RoCEv2 frame.
-    #[arg(long)]
-    pub corrupt_every: Option<u64>,
-    #[arg(long, default_value_t = 1)]
-    pub seed: u64,
-    /// Iterations (default per tool: 20).
-    #[arg(long)]
-    pub iters: Option<u32>,
-    /// Message size in bytes (default per tool).
-    #[arg(long)]
-    pub size: Option<u32>,
-    /// Seconds for the whole run.
-    #[arg(long, default_value_t = 120)]
-    pub timeout: u64,
-    /// Output directory (default target/qemu/interop/SCENARIO-ROLE).
-    #[arg(long)]
-    pub out: Option<PathBuf>,
+    #[command(flatten)]
+    pub run: ScenarioArgs,
 }
 
 /// What one run did, as summary.json holds it.
@@ -139,43 +110,12 @@ fn accept_until(l: &TcpListener, deadline: Instant) -> Result<TcpStream> {
 }
 
 pub fn run(a: &InteropArgs) -> Result<ExitCode> {
-    if !interop::supported(a.scenario) {
-        bail!("scenario {}: the host side has no tool for it", a.scenario);
-    }
-    let mut sc = Scenario::new(a.scenario);
-    if let Some(n) = a.iters {
-        sc.iters = n;
-    }
-    if let Some(s) = a.size {
-        sc.size = s;
-    }
-    sc.timeout_s = a.timeout;
-    sc.faults = FaultConfig {
-        drop_every: a.drop_every,
-        drop_prob: a.drop_prob,
-        reorder_every: a.reorder_every,
-        duplicate_every: a.duplicate_every,
-        corrupt_every: a.corrupt_every,
-        seed: a.seed,
-    };
-    sc.faults.validate()?;
-    if sc.iters == 0 || sc.size == 0 {
-        bail!("iterations and message size must be at least 1");
-    }
-    if !matches!(sc.tool, Tool::RcPingpong | Tool::UdPingpong) && sc.iters < 5 {
-        bail!(
-            "{} needs at least 5 iterations (perftest refuses fewer)",
-            sc.tool.binary()
-        );
-    }
+    let sc = a.run.scenario()?;
     if sc.tool == Tool::UdPingpong && !sc.faults.is_none() {
         bail!("ud_pingpong does not recover from loss (UD): run it without faults");
     }
-    if sc.tool == Tool::UdPingpong && sc.size > 1024 {
-        bail!("ud_pingpong messages must fit in one packet of the 1024-byte path MTU");
-    }
     image::require_packages(image::PACKAGES)?;
-    let out = a.out.clone().unwrap_or_else(|| {
+    let out = a.run.out.clone().unwrap_or_else(|| {
         image::default_cache_dir().join("interop").join(format!(
             "{}-{}",
             sc.tool,

@@ -21,7 +21,7 @@ enum QemuCmd {
     /// Two soft-RoCE (rdma_rxe) guests joined by the host link, running one tool; writes the
     /// pcap, the fault record and a summary. Exit 0 when the tool completed on both sides and
     /// the trace agrees with the RC model, 1 otherwise.
-    Rxe(RxeArgs),
+    Rxe(ScenarioArgs),
     /// A real tool in a soft-RoCE guest against our NIC on the host link (the tools' TCP
     /// exchange over the guest's user-mode NIC). Ends with one line `scenario=S nic=model
     /// guest=ROLE completed=yes|no frames=N faults=N naks=N retransmitted=N check=ok|failed`;
@@ -51,40 +51,42 @@ enum QemuCmd {
     },
 }
 
-#[derive(Args)]
-struct RxeArgs {
-    /// rc_pingpong, ud_pingpong, send_bw, write_bw or read_bw.
+/// A scenario and its faults, as `qemu rxe` and `qemu interop` take them.
+#[derive(Args, Debug)]
+pub struct ScenarioArgs {
+    /// rc_pingpong, ud_pingpong, send_bw, write_bw, read_bw or atomic_bw.
     #[arg(long)]
-    scenario: Tool,
+    pub scenario: Tool,
     /// Drop every Nth RoCEv2 frame.
     #[arg(long)]
-    drop_every: Option<u64>,
+    pub drop_every: Option<u64>,
     /// Drop each RoCEv2 frame with this probability (seeded by --seed).
     #[arg(long)]
-    drop_prob: Option<f64>,
+    pub drop_prob: Option<f64>,
     /// Deliver every Nth RoCEv2 frame after the next one.
     #[arg(long)]
-    reorder_every: Option<u64>,
+    pub reorder_every: Option<u64>,
     /// Deliver every Nth RoCEv2 frame twice.
     #[arg(long)]
-    duplicate_every: Option<u64>,
+    pub duplicate_every: Option<u64>,
     /// Flip one bit of every Nth RoCEv2 frame.
     #[arg(long)]
-    corrupt_every: Option<u64>,
+    pub corrupt_every: Option<u64>,
     #[arg(long, default_value_t = 1)]
-    seed: u64,
+    pub seed: u64,
     /// Iterations (default per tool: 20).
     #[arg(long)]
-    iters: Option<u32>,
+    pub iters: Option<u32>,
     /// Message size in bytes (default per tool).
     #[arg(long)]
-    size: Option<u32>,
+    pub size: Option<u32>,
     /// Seconds for the whole run.
     #[arg(long, default_value_t = 120)]
-    timeout: u64,
-    /// Output directory (default target/qemu/runs/SCENARIO[-drop-N]).
+    pub timeout: u64,
+    /// Output directory (default under target/qemu: runs/SCENARIO[-drop-N] for rxe,
+    /// interop/SCENARIO-ROLE for interop).
     #[arg(long)]
-    out: Option<PathBuf>,
+    pub out: Option<PathBuf>,
 }
 
 pub fn run(args: &QemuArgs) -> Result<ExitCode> {
@@ -181,24 +183,32 @@ fn golden(out: &Path) -> Result<ExitCode> {
     })
 }
 
-fn run_rxe(a: &RxeArgs) -> Result<ExitCode> {
-    let mut sc = Scenario::new(a.scenario);
-    if let Some(n) = a.iters {
-        sc.iters = n;
+impl ScenarioArgs {
+    /// The scenario these options describe, checked.
+    pub fn scenario(&self) -> Result<Scenario> {
+        let mut sc = Scenario::new(self.scenario);
+        if let Some(n) = self.iters {
+            sc.iters = n;
+        }
+        if let Some(s) = self.size {
+            sc.size = s;
+        }
+        sc.timeout_s = self.timeout;
+        sc.faults = FaultConfig {
+            drop_every: self.drop_every,
+            drop_prob: self.drop_prob,
+            reorder_every: self.reorder_every,
+            duplicate_every: self.duplicate_every,
+            corrupt_every: self.corrupt_every,
+            seed: self.seed,
+        };
+        sc.validate()?;
+        Ok(sc)
     }
-    if let Some(s) = a.size {
-        sc.size = s;
-    }
-    sc.timeout_s = a.timeout;
-    sc.faults = FaultConfig {
-        drop_every: a.drop_every,
-        drop_prob: a.drop_prob,
-        reorder_every: a.reorder_every,
-        duplicate_every: a.duplicate_every,
-        corrupt_every: a.corrupt_every,
-        seed: a.seed,
-    };
-    sc.faults.validate()?;
+}
+
+fn run_rxe(a: &ScenarioArgs) -> Result<ExitCode> {
+    let sc = a.scenario()?;
     image::require_packages(image::PACKAGES)?;
     let out = a.out.clone().unwrap_or_else(|| {
         let mut name = a.scenario.name().to_string();

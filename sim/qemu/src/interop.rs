@@ -3,7 +3,7 @@
 //! NIC is QEMU user-mode networking, over which the tool's TCP exchange reaches the host
 //! (the guest connects to 10.0.2.2, or the host connects through a forwarded port).
 
-use crate::rxe::{Scenario, Tool};
+use crate::rxe::Scenario;
 
 /// The guest's RoCE address and MAC, and ours on the same link.
 pub const GUEST_IP: &str = "10.0.0.1";
@@ -55,37 +55,9 @@ pub fn guest_script(sc: &Scenario, role: GuestRole, host_port: u16) -> String {
         GuestRole::Server => format!("{tool} {args}"),
         GuestRole::Client => format!("{tool} {args} -p {host_port} 10.0.2.2"),
     };
-    format!(
-        r#"set -u
-ip link set lo up
-ip link set eth0 up
-ip addr add {GUEST_IP}/24 dev eth0
-ip link set eth1 up
-ip addr add 10.0.2.15/24 dev eth1
-rdma link add rxe0 type rxe netdev eth0 || exit 10
-i=0
-until grep -q ACTIVE /sys/class/infiniband/rxe0/ports/1/state 2>/dev/null; do
-  i=$((i+1)); [ $i -gt 100 ] && {{ echo "RNIC: rxe0 port never ACTIVE"; exit 11; }}
-  sleep 0.1
-done
-echo "RNIC-PORT-ACTIVE"
-n=0
-while :; do
-  {run} > /tmp/out 2>&1
-  rc=$?
-  cat /tmp/out
-  if [ $rc -ne 0 ] && grep -qi "connect" /tmp/out && [ $n -lt 60 ]; then
-    n=$((n+1)); sleep 0.5; continue
-  fi
-  break
-done
-echo "RNIC-TOOL-STATUS $rc"
-exit $rc
-"#
+    crate::rxe::script(
+        GUEST_IP,
+        "ip link set eth1 up\nip addr add 10.0.2.15/24 dev eth1\n",
+        &run,
     )
-}
-
-/// Scenarios the host side can play: all of them.
-pub fn supported(tool: Tool) -> bool {
-    Tool::ALL.contains(&tool)
 }

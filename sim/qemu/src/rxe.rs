@@ -127,6 +127,24 @@ pub struct Scenario {
 }
 
 impl Scenario {
+    /// Checks the settings against what the tools accept; errors say which is wrong.
+    pub fn validate(&self) -> Result<()> {
+        self.faults.validate()?;
+        if self.iters == 0 || self.size == 0 {
+            bail!("iterations and message size must be at least 1");
+        }
+        if !matches!(self.tool, Tool::RcPingpong | Tool::UdPingpong) && self.iters < 5 {
+            bail!(
+                "{} needs at least 5 iterations (perftest refuses fewer)",
+                self.tool.binary()
+            );
+        }
+        if self.tool == Tool::UdPingpong && self.size > 1024 {
+            bail!("ud_pingpong messages must fit in one packet of the 1024-byte path MTU");
+        }
+        Ok(())
+    }
+
     pub fn new(tool: Tool) -> Scenario {
         let (iters, size) = tool.defaults();
         Scenario {
@@ -149,12 +167,18 @@ pub fn guest_script(sc: &Scenario, ip: &str, server: Option<&str>) -> String {
         None => format!("{tool} {args}"),
         Some(s) => format!("{tool} {args} {s}"),
     };
+    script(ip, "", &run)
+}
+
+/// The shell script around a tool: eth0 at `ip` with rxe0 on it, `setup` (more interfaces),
+/// the port ACTIVE, then `run`, retried while it fails to connect; its status is the script's.
+pub fn script(ip: &str, setup: &str, run: &str) -> String {
     format!(
         r#"set -u
 ip link set lo up
 ip link set eth0 up
 ip addr add {ip}/24 dev eth0
-rdma link add rxe0 type rxe netdev eth0 || exit 10
+{setup}rdma link add rxe0 type rxe netdev eth0 || exit 10
 i=0
 until grep -q ACTIVE /sys/class/infiniband/rxe0/ports/1/state 2>/dev/null; do
   i=$((i+1)); [ $i -gt 100 ] && {{ echo "RNIC: rxe0 port never ACTIVE"; exit 11; }}
@@ -275,19 +299,7 @@ pub fn decode_delivered(records: &[Record], report: &LinkReport) -> analysis::De
 /// Runs a scenario: two guests and the link; writes `capture.pcap`, `faults.json`,
 /// `summary.json` and the console logs into `out`.
 pub fn run(image: &GuestImage, sc: &Scenario, out: &Path) -> Result<RunResult> {
-    sc.faults.validate()?;
-    if sc.iters == 0 || sc.size == 0 {
-        bail!("iterations and message size must be at least 1");
-    }
-    if !matches!(sc.tool, Tool::RcPingpong | Tool::UdPingpong) && sc.iters < 5 {
-        bail!(
-            "{} needs at least 5 iterations (perftest refuses fewer)",
-            sc.tool.binary()
-        );
-    }
-    if sc.tool == Tool::UdPingpong && sc.size > 1024 {
-        bail!("ud_pingpong messages must fit in one packet of the 1024-byte path MTU");
-    }
+    sc.validate()?;
     fs::create_dir_all(out).with_context(|| format!("creating {}", out.display()))?;
     let started = Instant::now();
     let deadline = started + Duration::from_secs(sc.timeout_s);
