@@ -4,7 +4,7 @@
 
 use std::fmt;
 use std::io::{self, Read, Write};
-use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
+use std::net::{IpAddr, Ipv6Addr};
 
 /// Length of the message on the wire, NUL included.
 pub const MSG_LEN: usize = 52;
@@ -128,11 +128,6 @@ fn decode_io(b: &[u8]) -> io::Result<Dest> {
     Dest::decode(b).map_err(|e| io::Error::new(io::ErrorKind::InvalidData, e))
 }
 
-/// `ip` as the GID's IPv4 address, for building messages in tests.
-pub fn v4(a: u8, b: u8, c: u8, d: u8) -> IpAddr {
-    IpAddr::V4(Ipv4Addr::new(a, b, c, d))
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -143,7 +138,7 @@ mod tests {
             lid: 0,
             qpn: 0x11,
             psn: 0x5a8e38,
-            gid: Dest::gid_of(v4(10, 0, 0, 1)),
+            gid: Dest::gid_of(IpAddr::from([10, 0, 0, 1])),
         };
         let m = d.encode();
         assert_eq!(
@@ -152,7 +147,7 @@ mod tests {
         );
         assert_eq!(m[51], 0);
         assert_eq!(Dest::decode(&m), Ok(d));
-        assert_eq!(d.ip(), v4(10, 0, 0, 1));
+        assert_eq!(d.ip(), IpAddr::from([10, 0, 0, 1]));
         assert!(Dest::decode(b"0000:zz:1:00").is_err());
     }
 }

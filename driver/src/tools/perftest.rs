@@ -310,11 +310,7 @@ pub fn run(ctx: &Context, tcp: TcpStream, client: bool, opts: &Options) -> Resul
     } else {
         1
     };
-    let psn = (std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.subsec_nanos())
-        ^ std::process::id().rotate_left(7))
-        & 0xFF_FFFF;
+    let psn = super::random_psn();
     let local = Key {
         lid: 0,
         out_reads,

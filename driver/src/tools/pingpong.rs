@@ -100,13 +100,6 @@ fn fail(what: impl std::fmt::Display) -> String {
     what.to_string()
 }
 
-fn random_psn() -> u32 {
-    let t = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |d| d.as_nanos() as u64);
-    ((t ^ (t >> 29)).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40) as u32 & 0xFF_FFFF
-}
-
 /// A finished run whose QP still answers: ibv_rc_pingpong has no closing handshake, so the
 /// peer may still be resending its last message (our final ACK lost) after we are done. Drop
 /// it once the peer has finished; [`Session::linger`] waits for that.
@@ -189,7 +182,7 @@ pub fn run(ctx: &Context, role: Role, opts: &Options) -> Result<Session, String>
     let local = Dest {
         lid: 0,
         qpn: qp.qpn(),
-        psn: opts.psn.unwrap_or_else(random_psn),
+        psn: opts.psn.unwrap_or_else(super::random_psn),
         gid: Dest::gid_of(gid),
     };
 

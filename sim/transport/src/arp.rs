@@ -37,24 +37,60 @@ pub fn parse_request(frame: &[u8]) -> Option<ArpRequest> {
     })
 }
 
-/// The reply to `frame` when it is an ARP request for one of `ips`, padded to 60 bytes.
+/// An ARP packet (IPv4 over Ethernet) from `sender` to `target`, in a frame to `dst`, padded
+/// to 60 bytes.
+fn packet(
+    op: u16,
+    dst: MacAddr,
+    sender: (MacAddr, Ipv4Addr),
+    target: (MacAddr, Ipv4Addr),
+) -> Vec<u8> {
+    let mut f = Vec::with_capacity(60);
+    f.extend_from_slice(&dst.0);
+    f.extend_from_slice(&sender.0.0);
+    f.extend_from_slice(&ETHERTYPE_ARP.to_be_bytes());
+    f.extend_from_slice(&[0, 1, 0x08, 0x00, 6, 4]);
+    f.extend_from_slice(&op.to_be_bytes());
+    f.extend_from_slice(&sender.0.0);
+    f.extend_from_slice(&sender.1.octets());
+    f.extend_from_slice(&target.0.0);
+    f.extend_from_slice(&target.1.octets());
+    f.resize(60, 0);
+    f
+}
+
+/// The reply to `frame` when it is an ARP request for one of `ips`.
 pub fn answer(frame: &[u8], mac: MacAddr, ips: &[IpAddr]) -> Option<Vec<u8>> {
     let r = parse_request(frame)?;
     if !ips.contains(&IpAddr::V4(r.target_ip)) {
         return None;
     }
-    let mut f = Vec::with_capacity(60);
-    f.extend_from_slice(&r.sender_mac.0);
-    f.extend_from_slice(&mac.0);
-    f.extend_from_slice(&ETHERTYPE_ARP.to_be_bytes());
-    f.extend_from_slice(&[0, 1, 0x08, 0x00, 6, 4]);
-    f.extend_from_slice(&OP_REPLY.to_be_bytes());
-    f.extend_from_slice(&mac.0);
-    f.extend_from_slice(&r.target_ip.octets());
-    f.extend_from_slice(&r.sender_mac.0);
-    f.extend_from_slice(&r.sender_ip.octets());
-    f.resize(60, 0);
-    Some(f)
+    Some(packet(
+        OP_REPLY,
+        r.sender_mac,
+        (mac, r.target_ip),
+        (r.sender_mac, r.sender_ip),
+    ))
+}
+
+/// A broadcast request from `mac`/`ip` asking for `target`'s MAC.
+pub fn request(mac: MacAddr, ip: Ipv4Addr, target: Ipv4Addr) -> Vec<u8> {
+    packet(
+        OP_REQUEST,
+        MacAddr([0xFF; 6]),
+        (mac, ip),
+        (MacAddr([0; 6]), target),
+    )
+}
+
+/// The MAC `target` answers with, if `frame` is an ARP reply from it.
+pub fn reply_from(frame: &[u8], target: Ipv4Addr) -> Option<MacAddr> {
+    if frame.len() < ARP_LEN || u16::from_be_bytes([frame[12], frame[13]]) != ETHERTYPE_ARP {
+        return None;
+    }
+    let a = &frame[14..ARP_LEN];
+    (a[6..8] == OP_REPLY.to_be_bytes() && a[14..18] == target.octets())
+        .then(|| MacAddr(a[8..14].try_into().expect("6 bytes")))
 }
 
 #[cfg(test)]
@@ -87,5 +123,23 @@ mod tests {
         let mut reply = request();
         reply[21] = 2;
         assert_eq!(answer(&reply, mac, &ours), None);
+    }
+
+    #[test]
+    fn our_request_is_the_one_linux_sends_and_the_reply_names_the_mac() {
+        let ask = super::request(
+            MacAddr([0x52, 0x54, 0, 0, 0, 2]),
+            Ipv4Addr::new(10, 0, 0, 2),
+            Ipv4Addr::new(10, 0, 0, 1),
+        );
+        let mut linux = request();
+        linux.resize(60, 0);
+        assert_eq!(ask, linux);
+        let mac = MacAddr([0x52, 0x54, 0, 0, 0, 1]);
+        let ours = [IpAddr::V4(Ipv4Addr::new(10, 0, 0, 1))];
+        let reply = answer(&ask, mac, &ours).unwrap();
+        assert_eq!(reply_from(&reply, Ipv4Addr::new(10, 0, 0, 1)), Some(mac));
+        assert_eq!(reply_from(&reply, Ipv4Addr::new(10, 0, 0, 9)), None);
+        assert_eq!(reply_from(&ask, Ipv4Addr::new(10, 0, 0, 1)), None);
     }
 }

@@ -150,7 +150,7 @@ fn rearm(qp: &mut Qp, env: &Env<'_>) {
 }
 
 /// Points the requester at the oldest unacknowledged PSN.
-fn rewind(qp: &mut Qp, env: &mut Env<'_>) {
+fn rewind(qp: &mut Qp) {
     let Some(front) = qp.sq.front() else {
         return;
     };
@@ -165,7 +165,6 @@ fn rewind(qp: &mut Qp, env: &mut Env<'_>) {
         k.min(front.npkts - 1)
     };
     qp.req.noack_pkts = 0;
-    let _ = env;
 }
 
 /// A NAK, an implied NAK or a timeout asks for a retry.
@@ -183,7 +182,7 @@ fn error_retry(qp: &mut Qp, timeout: bool, env: &mut Env<'_>) {
     }
     if outstanding(qp) {
         qp.comp.started_retry = true;
-        rewind(qp, env);
+        rewind(qp);
     }
 }
 
@@ -350,7 +349,7 @@ pub(crate) fn on_time(qp: &mut Qp, env: &mut Env<'_>) {
     }
     if qp.comp.rnr_until.is_some_and(|t| env.now >= t) {
         qp.comp.rnr_until = None;
-        rewind(qp, env);
+        rewind(qp);
         rearm(qp, env);
     }
     if qp.comp.timer.is_some_and(|t| env.now >= t) {
