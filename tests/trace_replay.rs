@@ -11,12 +11,10 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
 
 use rnic::qemu_cli::GoldenEntry;
+use rnic_netsim::packet::{HostAddr, frame_desc};
 use rnic_wire::bth::BthRepr;
-use rnic_wire::eth::EthRepr;
 use rnic_wire::ext::{AtomicEth, ExtHeaders, Reth};
-use rnic_wire::ipv4::Ipv4Repr;
-use rnic_wire::udp::UdpRepr;
-use rnic_wire::{IpRepr, MacAddr, RoceFrame, RocePacket, pcap};
+use rnic_wire::{MacAddr, RocePacket, pcap};
 
 fn rnic(args: &[&str]) -> Output {
     Command::new(env!("CARGO_BIN_EXE_rnic"))
@@ -164,45 +162,17 @@ fn a_tampered_response_is_a_mismatch() {
 }
 
 fn frame(opcode: u8, psn: u32, ext: ExtHeaders, payload: Vec<u8>, ack_req: bool) -> Vec<u8> {
-    RoceFrame {
-        eth: EthRepr {
-            dst: MacAddr([2, 0, 0, 0, 0, 2]),
-            src: MacAddr([2, 0, 0, 0, 0, 1]),
-            vlan: None,
-        },
-        ip: IpRepr::V4(Ipv4Repr {
-            src: Ipv4Addr::new(10, 9, 0, 1),
-            dst: Ipv4Addr::new(10, 9, 0, 2),
-            dscp: 0,
-            ecn: 0,
-            ttl: 64,
-            ident: 0,
-            dont_frag: true,
-        }),
-        udp: UdpRepr {
-            src_port: 0xC123,
-            dst_port: 4791,
-            checksum: 0,
-        },
-        bth: BthRepr {
-            opcode,
-            solicited: false,
-            mig_req: false,
-            tver: 0,
-            pkey: 0xFFFF,
-            fecn: false,
-            becn: false,
-            dest_qp: 0x12,
-            ack_req,
-            psn,
-            resv6: 0,
-            resv7: 0,
-        },
-        ext,
-        payload,
-    }
-    .build()
-    .unwrap()
+    let host = |n: u8| HostAddr {
+        mac: MacAddr([2, 0, 0, 0, 0, n]),
+        ip: Ipv4Addr::new(10, 9, 0, n),
+    };
+    let bth = BthRepr {
+        ack_req,
+        ..BthRepr::new(opcode, 0x12, psn)
+    };
+    frame_desc(host(1), host(2), 0, 0, 0xC123, bth, ext, payload)
+        .build()
+        .unwrap()
 }
 
 #[test]

@@ -174,18 +174,8 @@ fn dst_ip_if_bth(frame: &[u8], loc: &rnic_wire::RoceLocation) -> Option<IpAddr> 
 /// A BTH with the defaults every packet of ours carries.
 pub(crate) fn bth(opcode: u8, dest_qp: u32, psn: u32, ack_req: bool) -> BthRepr {
     BthRepr {
-        opcode,
-        solicited: false,
-        mig_req: false,
-        tver: 0,
-        pkey: rnic_wire::bth::DEFAULT_PKEY,
-        fecn: false,
-        becn: false,
-        dest_qp,
         ack_req,
-        psn,
-        resv6: 0,
-        resv7: 0,
+        ..BthRepr::new(opcode, dest_qp, psn)
     }
 }
 

@@ -80,6 +80,24 @@ fn is_zero(v: &u8) -> bool {
 }
 
 impl BthRepr {
+    /// A BTH for `opcode` to `dest_qp` at `psn`: default P_Key, TVer 0, every flag clear.
+    pub fn new(opcode: u8, dest_qp: u32, psn: u32) -> Self {
+        BthRepr {
+            opcode,
+            solicited: false,
+            mig_req: false,
+            tver: 0,
+            pkey: DEFAULT_PKEY,
+            fecn: false,
+            becn: false,
+            dest_qp,
+            ack_req: false,
+            psn,
+            resv6: 0,
+            resv7: 0,
+        }
+    }
+
     /// Reads every field but PadCnt.
     pub fn parse<T: AsRef<[u8]>>(h: &BthHeader<T>) -> Self {
         BthRepr {
