@@ -2,31 +2,11 @@
 
 mod common;
 
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use common::{last_line, rnic, stdout, tmp};
+
+use std::path::Path;
 
 use rnic_wire::pcap::{self, PcapWriter};
-
-fn rnic(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rnic"))
-        .args(args)
-        .output()
-        .expect("run rnic")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn last_line(o: &Output) -> String {
-    stdout(o).lines().last().unwrap_or_default().to_owned()
-}
-
-fn tmp(name: &str) -> PathBuf {
-    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join("cli");
-    std::fs::create_dir_all(&d).unwrap();
-    d.join(name)
-}
 
 fn write_pcap(path: &Path, frames: &[Vec<u8>]) {
     let f = std::fs::File::create(path).unwrap();
@@ -54,7 +34,7 @@ fn check_fails_on_a_flipped_bit_and_fix_repairs_it() {
     let mut bad = frames[..10].to_vec();
     let n = bad[4].len();
     bad[4][n - 8] ^= 0x04; // a payload byte of frame 5
-    let in_path = tmp("flipped.pcap");
+    let in_path = tmp("cli", "flipped.pcap");
     write_pcap(&in_path, &bad);
     let o = rnic(&["trace", "check", in_path.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
@@ -62,7 +42,7 @@ fn check_fails_on_a_flipped_bit_and_fix_repairs_it() {
     assert!(stdout(&o).contains("#5: "), "{}", stdout(&o));
     assert!(stdout(&o).contains("icrc=BAD(wire "), "{}", stdout(&o));
 
-    let out_path = tmp("fixed.pcap");
+    let out_path = tmp("cli", "fixed.pcap");
     let o = rnic(&[
         "trace",
         "fix",
@@ -103,7 +83,7 @@ fn check_fails_on_a_bad_ipv4_checksum() {
         .unwrap();
     let mut f = frames[i].clone();
     f[14 + 10] ^= 0xFF; // the header checksum; the ICRC masks it
-    let p = tmp("ipcsum.pcap");
+    let p = tmp("cli", "ipcsum.pcap");
     write_pcap(&p, &[f]);
     let o = rnic(&["trace", "check", p.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(1));
@@ -113,7 +93,7 @@ fn check_fails_on_a_bad_ipv4_checksum() {
 
 #[test]
 fn unreadable_inputs_exit_2_naming_the_file() {
-    let missing = tmp("does-not-exist.pcap");
+    let missing = tmp("cli", "does-not-exist.pcap");
     let o = rnic(&["trace", "check", missing.to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
     let err = String::from_utf8_lossy(&o.stderr);
@@ -122,7 +102,7 @@ fn unreadable_inputs_exit_2_naming_the_file() {
         "{err}"
     );
 
-    let garbage = tmp("garbage.pcap");
+    let garbage = tmp("cli", "garbage.pcap");
     std::fs::write(&garbage, b"this is not a capture").unwrap();
     let o = rnic(&[
         "trace",
@@ -148,7 +128,7 @@ fn roce_port_option_adds_a_port() {
     let (m, _) = common::scapy_reference();
     let mut d = m.frames[0].desc.clone();
     d.udp.dst_port = 5000;
-    let p = tmp("port5000.pcap");
+    let p = tmp("cli", "port5000.pcap");
     write_pcap(&p, &[d.build().unwrap()]);
     let o = rnic(&["trace", "check", p.to_str().unwrap()]);
     assert_eq!(last_line(&o), "frames=1 roce=0 icrc_ok=0 icrc_bad=0");
@@ -189,7 +169,7 @@ fn show_text_names_opcodes_and_summarises_other_frames() {
         .iter()
         .position(|e| e.desc.bth.opcode == 0x81)
         .unwrap();
-    let p = tmp("mixed.pcap");
+    let p = tmp("cli", "mixed.pcap");
     write_pcap(&p, &[arp, frames[cnp].clone(), frames[0].clone()]);
     let o = rnic(&["trace", "show", p.to_str().unwrap()]);
     let out = stdout(&o);
@@ -228,9 +208,9 @@ fn sim_icrc_runs_the_hardware_checker() {
     let mut arp = vec![0xFF; 6];
     arp.extend([2, 0, 0, 0, 0, 1, 0x08, 0x06]);
     arp.extend([0u8; 46]);
-    let p = tmp("sim_icrc_bad.pcap");
+    let p = tmp("cli", "sim_icrc_bad.pcap");
     write_pcap(&p, &[frames[0].clone(), bad, arp]);
-    let wave = tmp("sim_icrc.vcd");
+    let wave = tmp("cli", "sim_icrc.vcd");
     let _ = std::fs::remove_file(&wave);
     let o = rnic(&[
         "sim",
@@ -250,7 +230,7 @@ fn sim_icrc_runs_the_hardware_checker() {
     assert_eq!(last_line(&o), "frames=3 roce=2 icrc_ok=1 icrc_bad=1");
     assert!(std::fs::metadata(&wave).is_ok_and(|m| m.len() > 1000));
 
-    let o = rnic(&["sim", "icrc", tmp("missing.pcap").to_str().unwrap()]);
+    let o = rnic(&["sim", "icrc", tmp("cli", "missing.pcap").to_str().unwrap()]);
     assert_eq!(o.status.code(), Some(2));
     assert!(String::from_utf8_lossy(&o.stderr).contains("missing.pcap"));
 }
@@ -269,9 +249,9 @@ fn mixed_frames() -> Vec<Vec<u8>> {
 
 #[test]
 fn sim_rx_gives_the_hardware_verdict_of_every_frame() {
-    let p = tmp("sim_rx_mixed.pcap");
+    let p = tmp("cli", "sim_rx_mixed.pcap");
     write_pcap(&p, &mixed_frames());
-    let acc = tmp("sim_rx_accepted.pcap");
+    let acc = tmp("cli", "sim_rx_accepted.pcap");
     let o = rnic(&[
         "sim",
         "rx",
@@ -300,7 +280,7 @@ fn sim_rx_gives_the_hardware_verdict_of_every_frame() {
 
 #[test]
 fn sim_loopback_rebuilds_frames_byte_for_byte() {
-    let out = tmp("loopback_reference.pcap");
+    let out = tmp("cli", "loopback_reference.pcap");
     let o = rnic(&["sim", "loopback", &reference_path(), out.to_str().unwrap()]);
     assert_eq!(
         o.status.code(),
@@ -325,10 +305,10 @@ fn sim_loopback_rebuilds_frames_byte_for_byte() {
     assert_eq!(last_line(&o), "frames=536 roce=536 icrc_ok=536 icrc_bad=0");
 
     // Mixed input: one frame rebuilt, one dropped, one bypassed.
-    let p = tmp("loopback_mixed.pcap");
+    let p = tmp("cli", "loopback_mixed.pcap");
     write_pcap(&p, &mixed_frames());
-    let out = tmp("loopback_mixed_out.pcap");
-    let byp = tmp("loopback_mixed_bypass.pcap");
+    let out = tmp("cli", "loopback_mixed_out.pcap");
+    let byp = tmp("cli", "loopback_mixed_bypass.pcap");
     let o = rnic(&[
         "sim",
         "loopback",
@@ -354,7 +334,7 @@ fn sim_loopback_rebuilds_frames_byte_for_byte() {
     let o = rnic(&[
         "sim",
         "loopback",
-        tmp("missing.pcap").to_str().unwrap(),
+        tmp("cli", "missing.pcap").to_str().unwrap(),
         out.to_str().unwrap(),
     ]);
     assert_eq!(o.status.code(), Some(2));

@@ -7,23 +7,13 @@
 //! model); no QEMU process may outlive a run. Needs the Debian packages of
 //! `rnic_qemu::image::PACKAGES`; without them the test fails naming them.
 
+mod common;
+
+use common::rnic_text;
+
 use std::path::Path;
-use std::process::Command;
 
 use serde_json::Value;
-
-fn rnic(args: &[&str]) -> (bool, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_rnic"))
-        .args(args)
-        .output()
-        .expect("run rnic");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (out.status.success(), text)
-}
 
 /// QEMU processes whose command line names `dir` (each run's console log lives there).
 fn qemu_processes_in(dir: &Path) -> usize {
@@ -54,7 +44,7 @@ fn run(scenario: &str, role: &str, extra: &[&str], out: &Path) -> Value {
     ];
     args.extend_from_slice(extra);
     args.extend_from_slice(&["--out", out.to_str().unwrap()]);
-    let (ok, text) = rnic(&args);
+    let (ok, text) = rnic_text(&args);
     eprintln!("{text}");
     let last = text
         .lines()
@@ -69,11 +59,11 @@ fn run(scenario: &str, role: &str, extra: &[&str], out: &Path) -> Value {
     );
     assert_eq!(qemu_processes_in(out), 0, "QEMU outlived the run");
     let cap = out.join("capture.pcap");
-    let (ok, check) = rnic(&["trace", "check", cap.to_str().unwrap()]);
+    let (ok, check) = rnic_text(&["trace", "check", cap.to_str().unwrap()]);
     assert!(ok, "trace check:\n{check}");
     if scenario != "ud_pingpong" {
         let faults = out.join("faults.json");
-        let (ok, replay) = rnic(&[
+        let (ok, replay) = rnic_text(&[
             "trace",
             "replay",
             cap.to_str().unwrap(),
@@ -203,7 +193,7 @@ fn bad_interop_arguments_are_refused() {
     ] {
         let mut a = vec!["qemu", "interop"];
         a.extend(args.iter());
-        let (ok, text) = rnic(&a);
+        let (ok, text) = rnic_text(&a);
         assert!(!ok, "{a:?}");
         assert!(text.contains(needle), "{a:?}: {text}");
     }

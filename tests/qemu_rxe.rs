@@ -3,23 +3,13 @@
 //! each capture. Needs the Debian packages of `rnic_qemu::image::PACKAGES`; without them (or
 //! when QEMU cannot start) the test fails with the reason, it does not skip.
 
+mod common;
+
+use common::rnic_text;
+
 use std::path::Path;
-use std::process::Command;
 
 use serde_json::Value;
-
-fn rnic(args: &[&str]) -> (bool, String) {
-    let out = Command::new(env!("CARGO_BIN_EXE_rnic"))
-        .args(args)
-        .output()
-        .expect("run rnic");
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    (out.status.success(), text)
-}
 
 fn scenario(extra: &[&str], out: &Path) -> Value {
     scenario_tool("rc_pingpong", extra, out)
@@ -30,10 +20,10 @@ fn scenario_tool(tool: &str, extra: &[&str], out: &Path) -> Value {
     let mut args = vec!["qemu", "rxe", "--scenario", tool, "--timeout", "150"];
     args.extend_from_slice(extra);
     args.extend_from_slice(&["--out", out.to_str().unwrap()]);
-    let (ok, text) = rnic(&args);
+    let (ok, text) = rnic_text(&args);
     eprintln!("{text}");
     assert!(ok, "rnic {} failed:\n{text}", args.join(" "));
-    let (ok, check) = rnic(&["trace", "check", out.join("capture.pcap").to_str().unwrap()]);
+    let (ok, check) = rnic_text(&["trace", "check", out.join("capture.pcap").to_str().unwrap()]);
     assert!(ok, "trace check:\n{check}");
     let s = std::fs::read_to_string(out.join("summary.json")).expect("summary.json");
     serde_json::from_str(&s).unwrap()
@@ -93,13 +83,13 @@ fn two_rxe_guests_complete_with_and_without_loss() {
 
 #[test]
 fn a_bad_scenario_name_is_refused_with_the_list() {
-    let (ok, text) = rnic(&["qemu", "rxe", "--scenario", "rc_pinpong"]);
+    let (ok, text) = rnic_text(&["qemu", "rxe", "--scenario", "rc_pinpong"]);
     assert!(!ok);
     assert!(
         text.contains("rc_pingpong") && text.contains("read_bw"),
         "{text}"
     );
-    let (ok, text) = rnic(&["qemu", "rxe", "--scenario", "send_bw", "--drop-every", "0"]);
+    let (ok, text) = rnic_text(&["qemu", "rxe", "--scenario", "send_bw", "--drop-every", "0"]);
     assert!(!ok);
     assert!(text.contains("drop-every"), "{text}");
 }

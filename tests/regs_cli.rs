@@ -1,14 +1,9 @@
 //! `rnic regs doc`: the three documents come out of the CLI as the map renders them, and a bad
 //! format is refused.
 
-use std::process::Command;
+mod common;
 
-fn rnic(args: &[&str]) -> std::process::Output {
-    Command::new(env!("CARGO_BIN_EXE_rnic"))
-        .args(args)
-        .output()
-        .expect("run rnic")
-}
+use common::rnic;
 
 #[test]
 fn regs_doc_prints_the_map() {

@@ -6,36 +6,16 @@
 
 mod common;
 
+use common::{last_line, rnic, stdout, tmp};
+
 use std::net::Ipv4Addr;
-use std::path::{Path, PathBuf};
-use std::process::{Command, Output};
+use std::path::Path;
 
 use rnic::qemu_cli::GoldenEntry;
 use rnic_netsim::packet::{HostAddr, frame_desc};
 use rnic_wire::bth::BthRepr;
 use rnic_wire::ext::{AtomicEth, ExtHeaders, Reth};
 use rnic_wire::{MacAddr, RocePacket, pcap};
-
-fn rnic(args: &[&str]) -> Output {
-    Command::new(env!("CARGO_BIN_EXE_rnic"))
-        .args(args)
-        .output()
-        .expect("run rnic")
-}
-
-fn stdout(o: &Output) -> String {
-    String::from_utf8_lossy(&o.stdout).into_owned()
-}
-
-fn last_line(o: &Output) -> String {
-    stdout(o).lines().last().unwrap_or_default().to_owned()
-}
-
-fn tmp(name: &str) -> PathBuf {
-    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join("replay");
-    std::fs::create_dir_all(&d).unwrap();
-    d.join(name)
-}
 
 /// The numbers of the last line `qps=.. requests=.. expected=.. ours=.. matched=.. mismatched=..`.
 fn counts(line: &str) -> [usize; 6] {
@@ -119,7 +99,7 @@ fn the_drop_record_matters() {
     assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
     assert!(counts(&last_line(&o))[5] > 0);
     // The same record as a drops file (1-based numbers) gives a clean replay.
-    let drops = tmp("write.drops.txt");
+    let drops = tmp("replay", "write.drops.txt");
     let text: String = e
         .fault_record
         .iter()
@@ -148,7 +128,7 @@ fn a_tampered_response_is_a_mismatch() {
         }
     }
     let changed = changed.expect("an ACK in rc_pingpong");
-    let out = tmp("tampered.pcap");
+    let out = tmp("replay", "tampered.pcap");
     pcap::write_file(&out, cap.records.iter().map(|r| (r.ts_ns, &r.data[..]))).unwrap();
     let o = rnic(&["trace", "replay", out.to_str().unwrap(), "--verbose"]);
     assert_eq!(o.status.code(), Some(1));
@@ -204,7 +184,7 @@ fn a_stream_without_a_responder_side_uses_the_given_qp_and_mr() {
         frame(0x14, 104, fadd, vec![], true),
         frame(0x14, 105, fadd, vec![], true),
     ];
-    let cap = tmp("stream.pcap");
+    let cap = tmp("replay", "stream.pcap");
     pcap::write_file(
         &cap,
         frames
@@ -213,7 +193,7 @@ fn a_stream_without_a_responder_side_uses_the_given_qp_and_mr() {
             .map(|(i, f)| (i as u64 * 1000, &f[..])),
     )
     .unwrap();
-    let (out, mem) = (tmp("ours.pcap"), tmp("mem.bin"));
+    let (out, mem) = (tmp("replay", "ours.pcap"), tmp("replay", "mem.bin"));
     let o = rnic(&[
         "trace",
         "replay",

@@ -2,6 +2,7 @@
 #![allow(dead_code)]
 
 use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
 
 use rnic_wire::RoceFrame;
 use serde::Deserialize;
@@ -54,4 +55,38 @@ pub fn real_captures(test: &str) -> Option<PathBuf> {
             None
         }
     }
+}
+
+/// Runs the `rnic` binary under test.
+pub fn rnic(args: &[&str]) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rnic"))
+        .args(args)
+        .output()
+        .expect("run rnic")
+}
+
+/// Runs `rnic`: whether it succeeded, and its standard output and error together.
+pub fn rnic_text(args: &[&str]) -> (bool, String) {
+    let out = rnic(args);
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    (out.status.success(), text)
+}
+
+pub fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+pub fn last_line(o: &Output) -> String {
+    stdout(o).lines().last().unwrap_or_default().to_owned()
+}
+
+/// A path for `name` in the test's own scratch folder `dir`.
+pub fn tmp(dir: &str, name: &str) -> PathBuf {
+    let d = Path::new(env!("CARGO_TARGET_TMPDIR")).join(dir);
+    std::fs::create_dir_all(&d).unwrap();
+    d.join(name)
 }
