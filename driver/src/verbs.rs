@@ -540,7 +540,7 @@ impl ModifyQp {
         m.attr.pkey_index = 0;
         m.attr.port = 1;
         m.attr.access = access;
-        m.mask |= AttrMask::PKEY_INDEX | AttrMask::PORT | AttrMask::ACCESS_FLAGS;
+        m.mask |= AttrMask::RC_INIT;
         m
     }
 
@@ -554,12 +554,7 @@ impl ModifyQp {
         m.attr.rq_psn = rq_psn;
         m.attr.max_dest_rd_atomic = 1;
         m.attr.min_rnr_timer = 12;
-        m.mask |= AttrMask::AV
-            | AttrMask::PATH_MTU
-            | AttrMask::DEST_QPN
-            | AttrMask::RQ_PSN
-            | AttrMask::MAX_DEST_RD_ATOMIC
-            | AttrMask::MIN_RNR_TIMER;
+        m.mask |= AttrMask::RC_RTR;
         m
     }
 
@@ -572,11 +567,7 @@ impl ModifyQp {
         m.attr.rnr_retry = 7;
         m.attr.sq_psn = sq_psn;
         m.attr.max_rd_atomic = 1;
-        m.mask |= AttrMask::TIMEOUT
-            | AttrMask::RETRY_CNT
-            | AttrMask::RNR_RETRY
-            | AttrMask::SQ_PSN
-            | AttrMask::MAX_QP_RD_ATOMIC;
+        m.mask |= AttrMask::RC_RTS;
         m
     }
 
@@ -586,7 +577,7 @@ impl ModifyQp {
         m.attr.pkey_index = 0;
         m.attr.port = 1;
         m.attr.qkey = qkey;
-        m.mask |= AttrMask::PKEY_INDEX | AttrMask::PORT | AttrMask::QKEY;
+        m.mask |= AttrMask::UD_INIT;
         m
     }
 

@@ -399,11 +399,7 @@ impl RdmaHost {
             access: Access::REMOTE_WRITE | Access::REMOTE_READ | Access::REMOTE_ATOMIC,
             ..Default::default()
         };
-        nic.modify_qp(
-            qpn,
-            &attr,
-            AttrMask::STATE | AttrMask::PKEY_INDEX | AttrMask::PORT | AttrMask::ACCESS_FLAGS,
-        )?;
+        nic.modify_qp(qpn, &attr, AttrMask::STATE | AttrMask::RC_INIT)?;
         Ok(RdmaHost {
             index,
             addr,
@@ -463,17 +459,8 @@ impl RdmaHost {
             min_rnr_timer: wl.min_rnr_timer,
             ..Default::default()
         };
-        self.nic.modify_qp(
-            self.qpn,
-            &attr,
-            AttrMask::STATE
-                | AttrMask::AV
-                | AttrMask::PATH_MTU
-                | AttrMask::DEST_QPN
-                | AttrMask::RQ_PSN
-                | AttrMask::MAX_DEST_RD_ATOMIC
-                | AttrMask::MIN_RNR_TIMER,
-        )?;
+        self.nic
+            .modify_qp(self.qpn, &attr, AttrMask::STATE | AttrMask::RC_RTR)?;
         let attr = QpAttr {
             state: QpState::Rts,
             sq_psn: wl.start_psn,
@@ -483,16 +470,8 @@ impl RdmaHost {
             max_rd_atomic: wl.max_rd_atomic,
             ..Default::default()
         };
-        self.nic.modify_qp(
-            self.qpn,
-            &attr,
-            AttrMask::STATE
-                | AttrMask::SQ_PSN
-                | AttrMask::TIMEOUT
-                | AttrMask::RETRY_CNT
-                | AttrMask::RNR_RETRY
-                | AttrMask::MAX_QP_RD_ATOMIC,
-        )?;
+        self.nic
+            .modify_qp(self.qpn, &attr, AttrMask::STATE | AttrMask::RC_RTS)?;
         self.peer = Some(peer);
         Ok(())
     }

@@ -177,11 +177,7 @@ fn transition(t: QpType, from: QpState, to: QpState) -> Option<(AttrMask, AttrMa
     use AttrMask as M;
     use QpState::*;
     let rc = t == QpType::Rc;
-    let init_attrs = if rc {
-        M::PKEY_INDEX | M::PORT | M::ACCESS_FLAGS
-    } else {
-        M::PKEY_INDEX | M::PORT | M::QKEY
-    };
+    let init_attrs = if rc { M::RC_INIT } else { M::UD_INIT };
     let rts_opt = if rc {
         M::CUR_STATE | M::ACCESS_FLAGS | M::MIN_RNR_TIMER
     } else {
@@ -191,20 +187,9 @@ fn transition(t: QpType, from: QpState, to: QpState) -> Option<(AttrMask, AttrMa
         (_, Reset) | (_, Err) => (M::NONE, M::NONE),
         (Reset, Init) => (init_attrs, M::NONE),
         (Init, Init) => (M::NONE, init_attrs),
-        (Init, Rtr) if rc => (
-            M::AV
-                | M::PATH_MTU
-                | M::DEST_QPN
-                | M::RQ_PSN
-                | M::MAX_DEST_RD_ATOMIC
-                | M::MIN_RNR_TIMER,
-            M::PKEY_INDEX | M::ACCESS_FLAGS,
-        ),
+        (Init, Rtr) if rc => (M::RC_RTR, M::PKEY_INDEX | M::ACCESS_FLAGS),
         (Init, Rtr) => (M::NONE, M::PKEY_INDEX | M::QKEY),
-        (Rtr, Rts) if rc => (
-            M::SQ_PSN | M::TIMEOUT | M::RETRY_CNT | M::RNR_RETRY | M::MAX_QP_RD_ATOMIC,
-            rts_opt,
-        ),
+        (Rtr, Rts) if rc => (M::RC_RTS, rts_opt),
         (Rtr, Rts) => (M::SQ_PSN, rts_opt),
         (Rts, Rts) => (M::NONE, rts_opt),
         _ => return None,

@@ -499,28 +499,14 @@ pub fn replay(records: &[Record], opts: &Options) -> Result<Report, String> {
                 ..Default::default()
             };
             let e = |e: VerbsError| e.to_string();
-            nic.modify_qp(
-                qpn,
-                &attr,
-                AttrMask::STATE | AttrMask::PKEY_INDEX | AttrMask::PORT | AttrMask::ACCESS_FLAGS,
-            )
-            .map_err(e)?;
+            nic.modify_qp(qpn, &attr, AttrMask::STATE | AttrMask::RC_INIT)
+                .map_err(e)?;
             let rtr = QpAttr {
                 state: QpState::Rtr,
                 ..attr.clone()
             };
-            nic.modify_qp(
-                qpn,
-                &rtr,
-                AttrMask::STATE
-                    | AttrMask::AV
-                    | AttrMask::PATH_MTU
-                    | AttrMask::DEST_QPN
-                    | AttrMask::RQ_PSN
-                    | AttrMask::MAX_DEST_RD_ATOMIC
-                    | AttrMask::MIN_RNR_TIMER,
-            )
-            .map_err(e)?;
+            nic.modify_qp(qpn, &rtr, AttrMask::STATE | AttrMask::RC_RTR)
+                .map_err(e)?;
             for w in 0..p.receives {
                 nic.post_recv(
                     qpn,

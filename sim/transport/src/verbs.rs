@@ -118,6 +118,31 @@ flags! {
     }
 }
 
+impl AttrMask {
+    /// What each RC transition requires (`ibv_modify_qp`, the kernel's `qp_state_table`),
+    /// besides STATE.
+    pub const RC_INIT: AttrMask =
+        AttrMask(AttrMask::PKEY_INDEX.0 | AttrMask::PORT.0 | AttrMask::ACCESS_FLAGS.0);
+    pub const RC_RTR: AttrMask = AttrMask(
+        AttrMask::AV.0
+            | AttrMask::PATH_MTU.0
+            | AttrMask::DEST_QPN.0
+            | AttrMask::RQ_PSN.0
+            | AttrMask::MAX_DEST_RD_ATOMIC.0
+            | AttrMask::MIN_RNR_TIMER.0,
+    );
+    pub const RC_RTS: AttrMask = AttrMask(
+        AttrMask::SQ_PSN.0
+            | AttrMask::TIMEOUT.0
+            | AttrMask::RETRY_CNT.0
+            | AttrMask::RNR_RETRY.0
+            | AttrMask::MAX_QP_RD_ATOMIC.0,
+    );
+    /// What the UD RESET -> INIT transition requires.
+    pub const UD_INIT: AttrMask =
+        AttrMask(AttrMask::PKEY_INDEX.0 | AttrMask::PORT.0 | AttrMask::QKEY.0);
+}
+
 flags! {
     /// Send work request flags (`ibv_send_flags` values).
     SendFlags: u32 {
