@@ -322,10 +322,6 @@ impl Nic {
         self.qps.get(&qpn)
     }
 
-    pub fn qpns(&self) -> impl Iterator<Item = u32> + '_ {
-        self.qps.keys().copied()
-    }
-
     pub fn modify_qp(&mut self, qpn: u32, attr: &QpAttr, mask: AttrMask) -> Result<(), VerbsError> {
         let limits = self.limits();
         let ips = self.cfg.ips.clone();
@@ -375,11 +371,6 @@ impl Nic {
 
     pub fn cq_exists(&self, cq: usize) -> bool {
         self.cqs.get(cq).is_some_and(|c| c.depth > 0)
-    }
-
-    /// Completions waiting in CQ `cq` (0 for a CQ that does not exist).
-    pub fn cq_len(&self, cq: usize) -> usize {
-        self.cqs.get(cq).map_or(0, |c| c.entries.len())
     }
 
     /// Frees a PD no QP or MR uses.
@@ -558,11 +549,6 @@ impl Nic {
                 (a, b) => a.or(b),
             })
             .min()
-    }
-
-    /// True when a QP has work the requester could send now.
-    pub fn has_pending_tx(&self) -> bool {
-        !self.tx.is_empty() || self.qps.values().any(requester::has_work)
     }
 
     /// Frames that were not RoCEv2, oldest first (ARP and such, for whoever answers them).
