@@ -161,7 +161,6 @@ pub struct ModelBackend {
     start: Instant,
     /// Model time of the last `Nic::poll`: every timer due by then has run.
     last_poll: u64,
-    cqs: usize,
     next_va: u64,
 }
 
@@ -173,7 +172,6 @@ impl ModelBackend {
             link: Box::new(link),
             start: Instant::now(),
             last_poll: 0,
-            cqs: 0,
             next_va: FIRST_VA,
         }
     }
@@ -286,9 +284,7 @@ impl Backend for ModelBackend {
     }
 
     fn create_cq(&mut self, depth: usize) -> VerbsResult<CqId> {
-        let id = self.nic.create_cq(depth)?;
-        self.cqs = self.cqs.max(id + 1);
-        Ok(id)
+        self.nic.create_cq(depth)
     }
 
     fn create_qp(&mut self, init: &QpInit) -> VerbsResult<u32> {
@@ -321,7 +317,7 @@ impl Backend for ModelBackend {
     }
 
     fn poll_cq(&mut self, cq: CqId, max: usize) -> VerbsResult<Vec<WorkCompletion>> {
-        if cq >= self.cqs {
+        if !self.nic.cq_exists(cq) {
             return Err(VerbsError::new(
                 "poll_cq",
                 format!("CQ {cq} does not exist"),
