@@ -15,3 +15,8 @@ pub fn random_psn() -> u32 {
         ^ u64::from(std::process::id()) << 32;
     ((t ^ (t >> 29)).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40) as u32 & 0xFF_FFFF
 }
+
+/// A verbs or other error as the tools report it.
+fn fail(e: impl std::fmt::Display) -> String {
+    e.to_string()
+}

@@ -15,7 +15,7 @@ use std::io::{self, Read, Write};
 use std::net::{IpAddr, Ipv6Addr, TcpStream};
 use std::time::{Duration, Instant};
 
-use super::neighbour;
+use super::{fail, neighbour};
 use crate::verbs::*;
 
 /// Which test.
@@ -237,10 +237,6 @@ impl Report {
             r.msg_rate,
         )
     }
-}
-
-fn fail(e: impl std::fmt::Display) -> String {
-    e.to_string()
 }
 
 fn io_err(e: io::Error) -> String {

@@ -7,7 +7,7 @@ use std::net::{IpAddr, TcpStream};
 use std::time::{Duration, Instant};
 
 use super::exchange::{self, Dest};
-use super::neighbour;
+use super::{fail, neighbour};
 use crate::verbs::*;
 
 /// `ibv_ud_pingpong`'s Q_Key.
@@ -94,10 +94,6 @@ impl Report {
             ""
         }
     }
-}
-
-fn fail(what: impl std::fmt::Display) -> String {
-    what.to_string()
 }
 
 /// A finished run whose QP still answers: ibv_rc_pingpong has no closing handshake, so the

@@ -69,7 +69,6 @@ pub struct Response {
     pub syndrome: Option<u8>,
     pub msn: Option<u32>,
     pub payload: Vec<u8>,
-    pub bytes: Vec<u8>,
 }
 
 impl Response {
@@ -82,7 +81,6 @@ impl Response {
             syndrome: p.ext.aeth.map(|a| a.syndrome),
             msn: p.ext.aeth.map(|a| a.msn),
             payload: p.payload().to_vec(),
-            bytes: p.frame.to_vec(),
         }
     }
 
