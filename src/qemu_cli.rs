@@ -3,7 +3,7 @@
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-use anyhow::{Context, Result};
+use anyhow::Result;
 use clap::{Args, Subcommand};
 use rnic_qemu::analysis;
 use rnic_qemu::image;
@@ -43,7 +43,8 @@ enum QemuCmd {
         out: PathBuf,
     },
     /// Summarize a capture (frames by opcode, NAKs, retransmissions) and check it against the
-    /// RC model; `--faults` gives the link's record of what it dropped.
+    /// RC model; `--faults` gives the link's record of what it dropped (faults.json, or a
+    /// manifest.json with an entry for the capture).
     Analyze {
         pcap: PathBuf,
         #[arg(long)]
@@ -229,11 +230,8 @@ fn run_rxe(a: &ScenarioArgs) -> Result<ExitCode> {
 
 fn analyze(pcap: &Path, faults: Option<&Path>) -> Result<ExitCode> {
     let cap = rnic_wire::pcap::read_file(pcap)?;
-    let events: Vec<FaultEvent> = match faults {
-        Some(f) => serde_json::from_str(
-            &std::fs::read_to_string(f).with_context(|| format!("reading {}", f.display()))?,
-        )
-        .with_context(|| format!("{}: not a fault record", f.display()))?,
+    let events = match faults {
+        Some(f) => crate::replay_cli::read_faults(f, pcap)?,
         None => Vec::new(),
     };
     let report = rnic_qemu::link::LinkReport {
