@@ -73,6 +73,9 @@ pub struct ScenarioArgs {
     /// Flip one bit of every Nth RoCEv2 frame.
     #[arg(long)]
     pub corrupt_every: Option<u64>,
+    /// Flip one bit of each RoCEv2 frame with this probability (seeded by --seed).
+    #[arg(long)]
+    pub corrupt_prob: Option<f64>,
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
     /// Iterations (default per tool: 20).
@@ -201,6 +204,7 @@ impl ScenarioArgs {
             reorder_every: self.reorder_every,
             duplicate_every: self.duplicate_every,
             corrupt_every: self.corrupt_every,
+            corrupt_prob: self.corrupt_prob,
             seed: self.seed,
         };
         sc.validate()?;

@@ -46,6 +46,11 @@ pub struct FaultConfig {
     pub duplicate_every: Option<u64>,
     /// Flip one (seeded) bit in the UDP payload of every Nth RoCEv2 frame.
     pub corrupt_every: Option<u64>,
+    /// Flip one bit of each RoCEv2 frame with this probability (seeded). Unlike every-Nth
+    /// faults it cannot fall into step with a retransmission round of a multiple of N frames
+    /// and hit the same PSN every time.
+    #[serde(default)]
+    pub corrupt_prob: Option<f64>,
     pub seed: u64,
 }
 
@@ -62,8 +67,13 @@ impl FaultConfig {
                 bail!("--{name} must be at least 1 (got 0)");
             }
         }
-        if let Some(p) = self.drop_prob.filter(|p| !(0.0..=1.0).contains(p)) {
-            bail!("--drop-prob must be within 0..=1 (got {p})");
+        for (name, v) in [
+            ("drop-prob", self.drop_prob),
+            ("corrupt-prob", self.corrupt_prob),
+        ] {
+            if let Some(p) = v.filter(|p| !(0.0..=1.0).contains(p)) {
+                bail!("--{name} must be within 0..=1 (got {p})");
+            }
         }
         Ok(())
     }
@@ -74,6 +84,7 @@ impl FaultConfig {
             && self.reorder_every.is_none()
             && self.duplicate_every.is_none()
             && self.corrupt_every.is_none()
+            && self.corrupt_prob.is_none()
     }
 }
 
@@ -532,7 +543,14 @@ impl Injector {
             v.push(FaultAction::Drop);
             return v;
         }
-        if let Some(b) = bth_offset(frame).filter(|_| every(self.cfg.corrupt_every)) {
+        // Drawn only when asked for, so that seeded runs without it are unchanged.
+        let random_corrupt = self
+            .cfg
+            .corrupt_prob
+            .is_some_and(|p| (self.rng.next_u64() >> 11) as f64 / ((1u64 << 53) as f64) < p);
+        if let Some(b) =
+            bth_offset(frame).filter(|_| every(self.cfg.corrupt_every) || random_corrupt)
+        {
             // A bit the ICRC covers, so that the receiver must drop the frame: from the BTH to
             // the end of the IP packet, except BTH byte 4 (FECN, BECN, Resv6), which the ICRC
             // masks, and any Ethernet padding.
