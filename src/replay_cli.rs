@@ -12,7 +12,7 @@ use rnic_qemu::link::FaultEvent;
 use rnic_qemu::rxe;
 use rnic_transport::replay::{self, MrOverride, Options, QpOverride};
 use rnic_transport::{Access, Mtu};
-use rnic_wire::pcap::{self, LINKTYPE_ETHERNET, PcapWriter};
+use rnic_wire::pcap::{self, Delivery, LINKTYPE_ETHERNET, PcapWriter};
 
 /// Which side of the capture our NIC replaces.
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq)]
@@ -220,7 +220,11 @@ pub fn run(a: &ReplayArgs) -> Result<ExitCode> {
         Some(rxe::delivery_schedule(&cap.records, &events))
     } else if let Some(d) = drops {
         named_beyond(d.iter().next_back().copied())?;
-        Some((0..n).map(|i| (i, u8::from(!d.contains(&i)))).collect())
+        let mut all = Delivery::as_captured(&cap.records);
+        for x in &mut all {
+            x.copies = u8::from(!d.contains(&x.record));
+        }
+        Some(all)
     } else {
         None
     };

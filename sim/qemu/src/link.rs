@@ -633,6 +633,15 @@ mod tests {
 
     /// Two fake guests; A sends `n` frames with PSN 0..n, B receives what the link delivers.
     fn run_two(faults: FaultConfig, n: u32) -> (LinkReport, Vec<Vec<u8>>, Vec<Vec<u8>>) {
+        let (report, records, got) = run_two_captured(faults, n);
+        (report, records.into_iter().map(|r| r.data).collect(), got)
+    }
+
+    /// [`run_two`], returning the capture's records (the frames as sent, with their times).
+    fn run_two_captured(
+        faults: FaultConfig,
+        n: u32,
+    ) -> (LinkReport, Vec<rnic_wire::pcap::Record>, Vec<Vec<u8>>) {
         let dir =
             std::env::temp_dir().join(format!("rnic-link-{}-{}", std::process::id(), now_ns()));
         std::fs::create_dir_all(&dir).unwrap();
@@ -665,7 +674,7 @@ mod tests {
             assert_eq!(&r.data, s, "the pcap holds frames as sent");
         }
         std::fs::remove_dir_all(dir).unwrap();
-        (report, sent, got)
+        (report, cap.records, got)
     }
 
     fn psn(f: &[u8]) -> u32 {
@@ -725,6 +734,64 @@ mod tests {
         assert_eq!(diff, vec![corrupt.1]);
         assert_eq!(delivered[corrupt.1] ^ sent[6][corrupt.1], 1 << corrupt.2);
         assert!(!rnic_wire::RocePacket::parse(delivered).is_ok_and(|p| p.icrc_ok()));
+    }
+
+    /// The PSNs in the order `delivery_schedule` says the link delivered them.
+    fn scheduled_psns(records: &[rnic_wire::pcap::Record], r: &LinkReport) -> Vec<u32> {
+        crate::rxe::delivery_schedule(records, &r.faults)
+            .iter()
+            .flat_map(|d| std::iter::repeat_n(psn(&records[d.record].data), d.copies.into()))
+            .collect()
+    }
+
+    #[test]
+    fn the_delivery_schedule_is_what_the_link_delivered() {
+        let cfg = FaultConfig {
+            drop_every: Some(6),
+            duplicate_every: Some(4),
+            reorder_every: Some(5),
+            corrupt_every: Some(7),
+            seed: 3,
+            ..Default::default()
+        };
+        let (r, records, got) = run_two_captured(cfg, 30);
+        // The schedule counts the copies that arrive intact: a corrupted one fails the ICRC.
+        let intact: Vec<u32> = got
+            .iter()
+            .filter(|f| rnic_wire::RocePacket::parse(f).is_ok_and(|p| p.icrc_ok()))
+            .map(|f| psn(f))
+            .collect();
+        assert!(intact.len() < got.len(), "some frames were corrupted");
+        assert_eq!(scheduled_psns(&records, &r), intact);
+    }
+
+    #[test]
+    fn a_frame_held_at_the_end_arrives_after_the_quiet_time() {
+        // The 10th and last frame is duplicated and held: one copy at once, the other once
+        // the link has been quiet for HOLD_TIMEOUT, later than any frame was captured.
+        let cfg = FaultConfig {
+            duplicate_every: Some(10),
+            reorder_every: Some(10),
+            ..Default::default()
+        };
+        let (r, records, got) = run_two_captured(cfg, 10);
+        let psns: Vec<u32> = got.iter().map(|f| psn(f)).collect();
+        assert_eq!(psns, (0..10).chain([9]).collect::<Vec<u32>>());
+        assert_eq!(scheduled_psns(&records, &r), psns);
+        let schedule = crate::rxe::delivery_schedule(&records, &r.faults);
+        let last = schedule.last().unwrap();
+        assert_eq!((last.record, last.copies), (9, 1));
+        let captured_last = records.last().unwrap().ts_ns;
+        assert_eq!(
+            last.ts_ns,
+            captured_last + HOLD_TIMEOUT.as_nanos() as u64,
+            "a held frame is delivered when the link has been quiet"
+        );
+        assert!(
+            schedule[..schedule.len() - 1]
+                .iter()
+                .all(|d| d.ts_ns == records[d.record].ts_ns)
+        );
     }
 
     #[test]

@@ -15,7 +15,7 @@ use crate::analysis::{self, Behaviour, Summary};
 use crate::image::GuestImage;
 use crate::link::{FaultAction, FaultConfig, FaultEvent, HOLD_TIMEOUT, Link, LinkReport};
 use crate::runner::{Guest, GuestConfig, Outcome};
-use rnic_wire::pcap::Record;
+use rnic_wire::pcap::{Delivery, Record};
 
 /// The tools a scenario can run.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Serialize, Deserialize)]
@@ -239,13 +239,14 @@ fn copies(faults: &[FaultEvent]) -> BTreeMap<usize, u8> {
 }
 
 /// The order in which the link delivered the frames of its capture, from its fault record:
-/// (capture index, copies delivered), every frame once, a duplicated-and-held one twice. The
-/// link holds at most one frame back (a frame marked for reordering while another is held goes
-/// through at once; a corrupted one is held too) and releases it after the next frame to the
-/// same port, here the next frame from the same side (source MAC) of the two-port link, that
-/// is not itself marked, or when the link has been quiet for [`HOLD_TIMEOUT`]; of a frame both
+/// each frame with the copies delivered and when, every frame once, a duplicated-and-held one
+/// twice. The link holds at most one frame back (a frame marked for reordering while another
+/// is held goes through at once; a corrupted one is held too) and releases it after the next
+/// frame to the same port, here the next frame from the same side (source MAC) of the two-port
+/// link, that is not itself marked (delivered at that frame's time), or when the link has been
+/// quiet for [`HOLD_TIMEOUT`] (delivered that long after the last frame); of a frame both
 /// duplicated and held, one copy goes at once.
-pub fn delivery_schedule(records: &[Record], faults: &[FaultEvent]) -> Vec<(usize, u8)> {
+pub fn delivery_schedule(records: &[Record], faults: &[FaultEvent]) -> Vec<Delivery> {
     let copies = copies(faults);
     let marked: BTreeSet<usize> = faults
         .iter()
@@ -254,27 +255,35 @@ pub fn delivery_schedule(records: &[Record], faults: &[FaultEvent]) -> Vec<(usiz
         .collect();
     let hold = HOLD_TIMEOUT.as_nanos() as u64;
     let side = |r: &Record| r.data.get(6..12).map(<[u8]>::to_vec);
+    let at = |record: usize, copies: u8, ts_ns: u64| Delivery {
+        record,
+        copies,
+        ts_ns,
+    };
     let mut out = Vec::with_capacity(records.len() + 1);
+    // The held frame: its index, its side, the copies still to deliver.
     let mut held: Option<(usize, Option<Vec<u8>>, u8)> = None;
     for (i, r) in records.iter().enumerate() {
         if i > 0 && r.ts_ns.saturating_sub(records[i - 1].ts_ns) > hold {
-            out.extend(held.take().map(|h| (h.0, h.2)));
+            let quiet = records[i - 1].ts_ns + hold;
+            out.extend(held.take().map(|h| at(h.0, h.2, quiet)));
         }
         let n = copies.get(&i).copied().unwrap_or(1);
         let is_marked = marked.contains(&i);
         if is_marked && held.is_none() {
             if n > 1 {
-                out.push((i, n - 1));
+                out.push(at(i, n - 1, r.ts_ns));
             }
             held = Some((i, side(r), n.min(1)));
             continue;
         }
-        out.push((i, n));
+        out.push(at(i, n, r.ts_ns));
         if !is_marked && held.as_ref().is_some_and(|h| h.1 == side(r)) {
-            out.extend(held.take().map(|h| (h.0, h.2)));
+            out.extend(held.take().map(|h| at(h.0, h.2, r.ts_ns)));
         }
     }
-    out.extend(held.map(|h| (h.0, h.2)));
+    let quiet = records.last().map_or(0, |r| r.ts_ns + hold);
+    out.extend(held.map(|h| at(h.0, h.2, quiet)));
     out
 }
 
@@ -286,9 +295,9 @@ pub fn decode_delivered(records: &[Record], report: &LinkReport) -> analysis::De
         d.frames.drain(..).map(|f| (f.index, f)).collect();
     d.frames = delivery_schedule(records, &report.faults)
         .into_iter()
-        .filter_map(|(i, n)| {
-            by_index.get(&i).map(|f| analysis::Frame {
-                deliveries: n,
+        .filter_map(|d| {
+            by_index.get(&d.record).map(|f| analysis::Frame {
+                deliveries: d.copies,
                 ..f.clone()
             })
         })

@@ -11,14 +11,15 @@
 //! [`MrOverride`] replace any of it for streams without a responder side.
 //!
 //! A responder that has been destroyed answers nothing (ibv_rc_pingpong has no closing
-//! handshake), so requests after a QP's last captured response are fed but not compared.
+//! handshake), so requests delivered after a QP's last captured response (by the link's delivery
+//! time: a frame the link held back arrives late) are fed but not compared.
 //! AETH credit counts are compared only as "an ACK": a peer that advertises credits counts
 //! its posted receives, which no capture shows; rxe always sends "unlimited".
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::net::IpAddr;
 
-use rnic_wire::pcap::Record;
+use rnic_wire::pcap::{Delivery, Record};
 use rnic_wire::udp::ROCE_PORT;
 use rnic_wire::{IpParsed, MacAddr, RocePacket};
 
@@ -53,9 +54,9 @@ pub struct MrOverride {
 pub struct Options {
     pub qps: Vec<QpOverride>,
     pub mrs: Vec<MrOverride>,
-    /// The order and number of times the link delivered each frame: (capture index, copies).
-    /// `None`: every frame once, in captured order.
-    pub schedule: Option<Vec<(usize, u8)>>,
+    /// The order, number of times and time the link delivered each frame. `None`: every frame
+    /// once, in captured order, at its captured time.
+    pub schedule: Option<Vec<Delivery>>,
 }
 
 /// One response frame, ours or the capture's.
@@ -521,7 +522,7 @@ pub fn replay(records: &[Record], opts: &Options) -> Result<Report, String> {
     let schedule = opts
         .schedule
         .clone()
-        .unwrap_or_else(|| (0..records.len()).map(|i| (i, 1)).collect());
+        .unwrap_or_else(|| Delivery::as_captured(records));
 
     let mut out = Vec::new();
     // Bytes of inferred MRs written by replayed WRITEs, per host and key.
@@ -548,7 +549,12 @@ pub fn replay(records: &[Record], opts: &Options) -> Result<Report, String> {
             mismatches: Vec::new(),
         })
         .collect();
-    for (idx, copies) in schedule {
+    for Delivery {
+        record: idx,
+        copies,
+        ts_ns: at,
+    } in schedule
+    {
         let Some(&si) = by_index.get(&idx) else {
             continue;
         };
@@ -564,7 +570,7 @@ pub fn replay(records: &[Record], opts: &Options) -> Result<Report, String> {
             .position(|x| *x == s.dst)
             .expect("a host per plan");
         let last_response = plans[pi].responses.last().map(|&i| seen[i].ts);
-        let silent = last_response.is_some_and(|t| s.ts > t);
+        let silent = last_response.is_some_and(|t| at > t);
         for _ in 0..copies {
             qps[pi].requests += 1;
             if silent {
@@ -582,19 +588,19 @@ pub fn replay(records: &[Record], opts: &Options) -> Result<Report, String> {
                 );
             }
             let executed = nics[h].counters.resp_executed;
-            nics[h].receive(s.ts, s.pkt.frame);
+            nics[h].receive(at, s.pkt.frame);
             if let (Some(r), true) = (s.pkt.ext.reth, op != ops::RC_READ_REQUEST) {
                 if nics[h].counters.resp_executed > executed && inferred_keys[h].contains(&r.rkey) {
                     mark_written(&nics[h], &mut written[h], r.rkey, r.va, r.dma_len);
                 }
             }
-            for f in nics[h].poll(s.ts) {
-                out.push((s.ts, f.clone()));
+            for f in nics[h].poll(at) {
+                out.push((at, f.clone()));
                 if silent {
                     continue;
                 }
                 if let Ok(p) = RocePacket::parse(&f) {
-                    qps[pi].ours.push(Response::from_packet(idx, s.ts, &p));
+                    qps[pi].ours.push(Response::from_packet(idx, at, &p));
                 }
             }
         }

@@ -36,6 +36,32 @@ pub struct Record {
     pub data: Vec<u8>,
 }
 
+/// How a link delivered one captured frame: the record, the copies it passed on intact (0:
+/// dropped or corrupted),
+/// and when, in the capture's clock (later than the record's own time when the link held the
+/// frame back).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Delivery {
+    pub record: usize,
+    pub copies: u8,
+    pub ts_ns: u64,
+}
+
+impl Delivery {
+    /// Every record once, at its own time.
+    pub fn as_captured(records: &[Record]) -> Vec<Delivery> {
+        records
+            .iter()
+            .enumerate()
+            .map(|(record, r)| Delivery {
+                record,
+                copies: 1,
+                ts_ns: r.ts_ns,
+            })
+            .collect()
+    }
+}
+
 /// A whole capture file in memory.
 #[derive(Clone, Debug)]
 pub struct Capture {
