@@ -3,16 +3,20 @@
 //! Coding rules for every module here: `hw/RULES.md`. Every module has a top in [`tops`] and
 //! runs in lock-step against its Verilog under Verilator (`sim/cosim`).
 
+pub mod axil_slave;
 pub mod board_top;
 pub mod cdc;
 pub mod commit_fifo;
 pub mod core_slot;
 pub mod crc32;
+pub mod csr_file;
 pub mod ecp5_prims;
 pub mod frame_fifo;
 pub mod header_channel;
 pub mod header_compose;
 pub mod header_extract;
+pub mod host_nic;
+pub mod host_regs;
 pub mod icrc_engine;
 pub mod mac_rx;
 pub mod mac_tx;

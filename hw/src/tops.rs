@@ -57,4 +57,14 @@ pub const TOPS: &[Top] = &[
         name: "packet_loopback",
         verilog: || verilog_of(crate::packet_loopback::PacketLoopback::new()),
     },
+    // The CSR port (AXI4-Lite) alone.
+    Top {
+        name: "axil_slave",
+        verilog: || verilog_of(crate::axil_slave::AxilSlave::default()),
+    },
+    // The host interface: CSR port and register file in front of the receive parser.
+    Top {
+        name: "host_nic",
+        verilog: || verilog_of(crate::host_nic::HostNic::new()),
+    },
 ];

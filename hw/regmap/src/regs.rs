@@ -183,6 +183,16 @@ pub const IRQ_FIELDS: &[Field] = &[
     Field::new("ERROR", 4, 1, "a DMA error or a QP entered ERR"),
 ];
 
+/// A ring index: free running, 16 bits; entry `INDEX mod 2^LOG_SIZE`; a ring is full when
+/// the producer is `2^LOG_SIZE` ahead of the consumer. The NIC writes the index it owns only
+/// while the ring is enabled; the host sets both while it is not.
+pub const INDEX: &[Field] = &[Field::new(
+    "INDEX",
+    0,
+    16,
+    "free-running index (the entry is INDEX mod 2^LOG_SIZE)",
+)];
+
 /// Ring registers: one set per queue (work, receive, completion and raw rings alike).
 pub const RING: &[Register] = &[
     Register::new(
@@ -191,7 +201,13 @@ pub const RING: &[Register] = &[
         Access::Rw,
         0,
         "ring base device address, low 32 bits (4 KiB aligned)",
-    ),
+    )
+    .fields(&[Field::new(
+        "ADDR",
+        12,
+        20,
+        "address bits 31:12 (bits 11:0 are 0)",
+    )]),
     Register::new(
         "BASE_HI",
         0x04,
@@ -233,21 +249,24 @@ pub const RING: &[Register] = &[
         Access::Rw,
         0,
         "producer index (written by the host for work rings, by the NIC for completion rings)",
-    ),
+    )
+    .fields(INDEX),
     Register::new(
         "CONS",
         0x10,
         Access::Rw,
         0,
         "consumer index (written by the NIC for work rings, by the host for completion rings)",
-    ),
+    )
+    .fields(INDEX),
     Register::new(
         "DOORBELL",
         0x14,
         Access::Wo,
         0,
-        "write the new producer index: the engine wakes for this ring",
-    ),
+        "write the index the host owns (work rings: producer; completion rings: consumer); the engine wakes for this ring",
+    )
+    .fields(INDEX),
 ];
 
 /// Counter names of the receive parser, in the order of its counter ports.
@@ -545,11 +564,85 @@ pub const BLOCKS: &[Block] = &[ID, CTRL, COUNTERS, RAW, SQ, RQ, CQ];
 
 /// How many times a block's queue registers repeat in the default build.
 pub fn repeat_count(r: &Repeat) -> u32 {
-    match r.count {
-        "NUM_QPS" => DEFAULT_QPS,
-        "NUM_CQS" => DEFAULT_CQS,
-        "RAW_RINGS" => RAW_RINGS,
-        other => panic!("unknown count {other}"),
+    Build::DEFAULT.count(r)
+}
+
+/// What one build of the NIC has: the values of the ID block that differ between builds, and
+/// how often the queue registers repeat. The register map's own reset values are those of
+/// [`Build::DEFAULT`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Build {
+    pub features: u32,
+    pub qps: u32,
+    pub mrs: u32,
+    pub cqs: u32,
+    pub clock_khz: u32,
+    pub git_hash: u32,
+    /// BCD YYYYMMDD.
+    pub build_date: u32,
+}
+
+impl Build {
+    /// The full build (LFE5UM5G-85F).
+    pub const DEFAULT: Build = Build {
+        features: FEATURE_RC | FEATURE_UD | FEATURE_RAW_QUEUES,
+        qps: DEFAULT_QPS,
+        mrs: DEFAULT_MRS,
+        cqs: DEFAULT_CQS,
+        clock_khz: 125_000,
+        git_hash: 0,
+        build_date: 0,
+    };
+
+    /// How many times `r` repeats in this build.
+    pub fn count(&self, r: &Repeat) -> u32 {
+        match r.count {
+            "NUM_QPS" => self.qps,
+            "NUM_CQS" => self.cqs,
+            "RAW_RINGS" => RAW_RINGS,
+            other => panic!("unknown count {other}"),
+        }
+    }
+
+    /// The value of `reg` of `block` after reset in this build.
+    pub fn reset(&self, block: &Block, reg: &Register) -> u32 {
+        if block.name != "id" {
+            return reg.reset;
+        }
+        match reg.name {
+            "FEATURES" => self.features,
+            "NUM_QPS" => self.qps,
+            "NUM_MRS" => self.mrs,
+            "NUM_CQS" => self.cqs,
+            "CLOCK_KHZ" => self.clock_khz,
+            "GIT_HASH" => self.git_hash,
+            "BUILD_DATE" => self.build_date,
+            _ => reg.reset,
+        }
+    }
+
+    /// Every register of this build in address order: (byte offset, block, queue, register).
+    pub fn registers(&self) -> Vec<(u32, &'static Block, Option<u32>, &'static Register)> {
+        let mut out = Vec::new();
+        for b in BLOCKS {
+            for r in b.registers {
+                out.push((b.base + r.offset, b, None, r));
+            }
+            if let Some((rep, regs)) = &b.per_queue {
+                for q in 0..self.count(rep) {
+                    for r in *regs {
+                        out.push((
+                            b.base + rep.first + rep.stride * q + r.offset,
+                            b,
+                            Some(q),
+                            r,
+                        ));
+                    }
+                }
+            }
+        }
+        out.sort_by_key(|x| x.0);
+        out
     }
 }
 

@@ -2,12 +2,15 @@
 //! ([`axis`]), the lock-step harness ([`lockstep`]) that runs a module in rust-hdl's simulator
 //! and in Verilator side by side, and drivers for the modules ([`icrc`]).
 
+pub mod axil;
 pub mod axis;
 pub mod dut;
+pub mod host;
 pub mod icrc;
 pub mod lockstep;
 pub mod mac;
 pub mod packet_dut;
+pub mod ports;
 pub mod rx_model;
 pub mod tx_dut;
 pub mod verilated;

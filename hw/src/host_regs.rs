@@ -1,0 +1,195 @@
+//! The host interface's register table: every register of the `rnic-regmap` map, for one
+//! build, given a [`Source`] in the register file: the ID block and block headers as
+//! constants, control and ring settings as host storage, counters and status as the
+//! hardware's status words, the indices the NIC owns as storage the engines load. The slot
+//! numbers below are the only place a register meets a wire.
+
+use rnic_regmap::regs::{self, Access, Build, Register};
+
+use crate::csr_file::{Entry, Source};
+
+/// Status words: the receive counters in the map's order, then the rest.
+pub const ST_RX_COUNTERS: usize = 0;
+pub const ST_TX_FRAMES: usize = 12;
+pub const ST_DMA_READ_ERRORS: usize = 13;
+pub const ST_DMA_WRITE_ERRORS: usize = 14;
+pub const ST_RING_ERRORS: usize = 15;
+pub const ST_STATUS: usize = 16;
+
+/// Storage words.
+pub const SL_CTRL: usize = 0;
+pub const SL_IRQ_ENABLE: usize = 1;
+pub const SL_IRQ_STATUS: usize = 2;
+pub const SL_MAC_LO: usize = 3;
+pub const SL_MAC_HI: usize = 4;
+pub const SL_IPV4: usize = 5;
+/// Raw ring `r`'s words start at `SL_RING + SL_RING_WORDS * r`: base low, base high, size,
+/// producer, consumer.
+pub const SL_RING: usize = 6;
+pub const SL_RING_WORDS: usize = 5;
+pub const RING_BASE_LO: usize = 0;
+pub const RING_BASE_HI: usize = 1;
+pub const RING_SIZE: usize = 2;
+pub const RING_PROD: usize = 3;
+pub const RING_CONS: usize = 4;
+
+/// The raw rings: transmit (host produces), receive (host produces buffers), and the
+/// receive completion ring (the NIC produces).
+pub const RAW_TX: u32 = 0;
+pub const RAW_RX: u32 = 1;
+pub const RAW_RX_CQ: u32 = 2;
+
+/// Load ports: ring `r`'s NIC-owned index on port `r`; the completion ring's SIZE (ARM).
+pub const LOAD_CQ_SIZE: usize = 3;
+
+/// The storage slot of word `w` of raw ring `r`.
+pub const fn ring_slot(r: u32, w: usize) -> usize {
+    SL_RING + SL_RING_WORDS * r as usize + w
+}
+
+/// The build of the host interface of this stage: raw rings only, no QPs yet.
+pub const HOST_BUILD: Build = Build {
+    features: regs::FEATURE_RAW_QUEUES,
+    qps: 0,
+    mrs: 0,
+    cqs: 0,
+    clock_khz: 125_000,
+    git_hash: 0,
+    build_date: 0,
+};
+
+/// Whether the NIC (not the host) advances index `name` of raw ring `r`.
+pub fn nic_owned(r: u32, name: &str) -> bool {
+    match name {
+        "PROD" => r == RAW_RX_CQ,
+        "CONS" => r != RAW_RX_CQ,
+        _ => false,
+    }
+}
+
+fn mask_of(r: &Register) -> u32 {
+    if r.fields.is_empty() {
+        !0
+    } else {
+        r.fields.iter().fold(0, |m, f| m | f.mask())
+    }
+}
+
+/// The register table of `build`.
+pub fn table(build: &Build) -> Result<Vec<Entry>, String> {
+    let mut out = Vec::new();
+    for (addr, b, q, r) in build.registers() {
+        let name = match q {
+            Some(q) => format!("{}[{q}].{}", b.name, r.name),
+            None => format!("{}.{}", b.name, r.name),
+        };
+        let store = |slot: usize| Source::Store {
+            slot,
+            reset: r.reset,
+            mask: mask_of(r),
+        };
+        let source = match (b.name, r.name, q) {
+            (_, "BLOCK_HDR" | "BLOCK_NEXT", None) | ("id", _, None) => {
+                Source::Const(build.reset(b, r))
+            }
+            ("ctrl", "CTRL", None) => store(SL_CTRL),
+            ("ctrl", "STATUS", None) => Source::Status(ST_STATUS),
+            ("ctrl", "IRQ_ENABLE", None) => store(SL_IRQ_ENABLE),
+            ("ctrl", "IRQ_STATUS", None) => Source::W1c {
+                slot: SL_IRQ_STATUS,
+                mask: mask_of(r),
+            },
+            ("ctrl", "MAC_LO", None) => store(SL_MAC_LO),
+            ("ctrl", "MAC_HI", None) => store(SL_MAC_HI),
+            ("ctrl", "IPV4", None) => store(SL_IPV4),
+            ("counters", n, None) => {
+                let slot = if let Some(i) = regs::RX_COUNTERS.iter().position(|c| *c == n) {
+                    ST_RX_COUNTERS + i
+                } else {
+                    match n {
+                        "TX_FRAMES" => ST_TX_FRAMES,
+                        "DMA_READ_ERRORS" => ST_DMA_READ_ERRORS,
+                        "DMA_WRITE_ERRORS" => ST_DMA_WRITE_ERRORS,
+                        "RING_ERRORS" => ST_RING_ERRORS,
+                        _ => return Err(format!("{name}: no hardware counter")),
+                    }
+                };
+                Source::Status(slot)
+            }
+            ("raw", n, Some(ring)) => {
+                let index_mask = mask_of(r);
+                match n {
+                    "BASE_LO" => store(ring_slot(ring, RING_BASE_LO)),
+                    "BASE_HI" => store(ring_slot(ring, RING_BASE_HI)),
+                    // The completion ring's ARM bit is cleared by the NIC when it fires.
+                    "SIZE" if ring == RAW_RX_CQ => Source::Shared {
+                        slot: ring_slot(ring, RING_SIZE),
+                        mask: mask_of(r),
+                        load: LOAD_CQ_SIZE,
+                    },
+                    "SIZE" => store(ring_slot(ring, RING_SIZE)),
+                    "PROD" | "CONS" => {
+                        let w = if n == "PROD" { RING_PROD } else { RING_CONS };
+                        if nic_owned(ring, n) {
+                            Source::Shared {
+                                slot: ring_slot(ring, w),
+                                mask: index_mask,
+                                load: ring as usize,
+                            }
+                        } else {
+                            Source::Store {
+                                slot: ring_slot(ring, w),
+                                reset: 0,
+                                mask: index_mask,
+                            }
+                        }
+                    }
+                    // The doorbell writes the index the host owns.
+                    "DOORBELL" => Source::WriteOnly {
+                        slot: ring_slot(
+                            ring,
+                            if ring == RAW_RX_CQ {
+                                RING_CONS
+                            } else {
+                                RING_PROD
+                            },
+                        ),
+                        mask: index_mask,
+                    },
+                    _ => return Err(format!("{name}: not decoded")),
+                }
+            }
+            _ => return Err(format!("{name}: not decoded by this build")),
+        };
+        // The map's access type is what the file does.
+        let access_ok = match source {
+            Source::Const(_) | Source::Status(_) => r.access == Access::Ro,
+            Source::Store { .. } | Source::Shared { .. } => r.access == Access::Rw,
+            Source::W1c { .. } => r.access == Access::W1c,
+            Source::WriteOnly { .. } => r.access == Access::Wo,
+        };
+        if !access_ok {
+            return Err(format!(
+                "{name}: {:?} in the map, {source:?} here",
+                r.access
+            ));
+        }
+        out.push(Entry { addr, name, source });
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::csr_file::check;
+
+    #[test]
+    fn the_host_table_is_complete_and_consistent() {
+        let t = table(&HOST_BUILD).unwrap();
+        check(&t).unwrap();
+        assert_eq!(t.len(), HOST_BUILD.registers().len());
+        let ctrl = regs::offset("ctrl", "CTRL", None).unwrap();
+        assert!(t.iter().any(|e| e.addr == ctrl && e.name == "ctrl.CTRL"));
+    }
+}

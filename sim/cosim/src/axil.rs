@@ -1,0 +1,199 @@
+//! An AXI4-Lite master for test benches and the simulated device: one write or read at a
+//! time through the `s_axil_*` ports of a [`PortDut`], with seeded random delays on the
+//! response ready signals, every cycle settled (and so compared, in lock-step).
+
+use crate::axis::Rng;
+use crate::lockstep::Mismatch;
+use crate::ports::PortDut;
+
+/// The response of a transaction: 0 OKAY, 2 SLVERR, 3 DECERR.
+pub type Resp = u8;
+
+/// Cycles a transaction may take before the bench gives up (a hung slave).
+const TIMEOUT: u64 = 1000;
+
+pub struct AxilMaster {
+    awaddr: usize,
+    awvalid: usize,
+    awready: usize,
+    wdata: usize,
+    wstrb: usize,
+    wvalid: usize,
+    wready: usize,
+    bresp: usize,
+    bvalid: usize,
+    bready: usize,
+    araddr: usize,
+    arvalid: usize,
+    arready: usize,
+    rdata: usize,
+    rresp: usize,
+    rvalid: usize,
+    rready: usize,
+    rng: Rng,
+    /// Chance that the master holds a response ready low for another cycle.
+    pub stall: f64,
+}
+
+/// A slave that never answered.
+#[derive(Debug)]
+pub enum BusError {
+    Mismatch(Mismatch),
+    Timeout { what: &'static str, addr: u32 },
+}
+
+impl From<Mismatch> for BusError {
+    fn from(m: Mismatch) -> Self {
+        BusError::Mismatch(m)
+    }
+}
+
+impl std::fmt::Display for BusError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            BusError::Mismatch(m) => m.fmt(f),
+            BusError::Timeout { what, addr } => {
+                write!(
+                    f,
+                    "AXI4-Lite {what} of {addr:#x}: no answer in {TIMEOUT} cycles"
+                )
+            }
+        }
+    }
+}
+
+impl std::error::Error for BusError {}
+
+impl AxilMaster {
+    pub fn new(dut: &dyn PortDut, seed: u64, stall: f64) -> Self {
+        AxilMaster {
+            awaddr: dut.input("s_axil_awaddr"),
+            awvalid: dut.input("s_axil_awvalid"),
+            awready: dut.output("s_axil_awready"),
+            wdata: dut.input("s_axil_wdata"),
+            wstrb: dut.input("s_axil_wstrb"),
+            wvalid: dut.input("s_axil_wvalid"),
+            wready: dut.output("s_axil_wready"),
+            bresp: dut.output("s_axil_bresp"),
+            bvalid: dut.output("s_axil_bvalid"),
+            bready: dut.input("s_axil_bready"),
+            araddr: dut.input("s_axil_araddr"),
+            arvalid: dut.input("s_axil_arvalid"),
+            arready: dut.output("s_axil_arready"),
+            rdata: dut.output("s_axil_rdata"),
+            rresp: dut.output("s_axil_rresp"),
+            rvalid: dut.output("s_axil_rvalid"),
+            rready: dut.input("s_axil_rready"),
+            rng: Rng::new(seed),
+            stall,
+        }
+    }
+
+    /// Waits until output `done` is high in a settled cycle (with `ready` driven randomly
+    /// high, if given), then takes that edge.
+    fn handshake(
+        &mut self,
+        dut: &mut dyn PortDut,
+        done: usize,
+        ready: Option<usize>,
+        what: &'static str,
+        addr: u32,
+    ) -> Result<(), BusError> {
+        for _ in 0..TIMEOUT {
+            let r = ready.map(|p| {
+                let high = !self.rng.chance(self.stall);
+                dut.set(p, u64::from(high));
+                high
+            });
+            dut.settle()?;
+            let fire = dut.get(done) != 0 && r.unwrap_or(true);
+            dut.tick();
+            if fire {
+                if let Some(p) = ready {
+                    dut.set(p, 0);
+                }
+                return Ok(());
+            }
+        }
+        Err(BusError::Timeout { what, addr })
+    }
+
+    /// A write of `data` with byte strobes `strb`; returns the response.
+    pub fn write_strb(
+        &mut self,
+        dut: &mut dyn PortDut,
+        addr: u32,
+        data: u32,
+        strb: u8,
+    ) -> Result<Resp, BusError> {
+        dut.set(self.awaddr, u64::from(addr));
+        dut.set(self.wdata, u64::from(data));
+        dut.set(self.wstrb, u64::from(strb));
+        dut.set(self.awvalid, 1);
+        dut.set(self.wvalid, 1);
+        // This slave takes address and data together.
+        let (aw, w) = (self.awready, self.wready);
+        for _ in 0..TIMEOUT {
+            dut.settle()?;
+            let fire = dut.get(aw) != 0 && dut.get(w) != 0;
+            dut.tick();
+            if fire {
+                dut.set(self.awvalid, 0);
+                dut.set(self.wvalid, 0);
+                // The response is registered: visible from this cycle on.
+                let mut resp = 0;
+                for _ in 0..TIMEOUT {
+                    let high = !self.rng.chance(self.stall);
+                    dut.set(self.bready, u64::from(high));
+                    dut.settle()?;
+                    let done = dut.get(self.bvalid) != 0 && high;
+                    if done {
+                        resp = dut.get(self.bresp) as u8;
+                    }
+                    dut.tick();
+                    if done {
+                        dut.set(self.bready, 0);
+                        return Ok(resp);
+                    }
+                }
+                return Err(BusError::Timeout {
+                    what: "write response",
+                    addr,
+                });
+            }
+        }
+        Err(BusError::Timeout {
+            what: "write",
+            addr,
+        })
+    }
+
+    /// A whole-word write.
+    pub fn write(&mut self, dut: &mut dyn PortDut, addr: u32, data: u32) -> Result<Resp, BusError> {
+        self.write_strb(dut, addr, data, 0xF)
+    }
+
+    /// A read; returns the data and the response.
+    pub fn read(&mut self, dut: &mut dyn PortDut, addr: u32) -> Result<(u32, Resp), BusError> {
+        dut.set(self.araddr, u64::from(addr));
+        dut.set(self.arvalid, 1);
+        self.handshake(dut, self.arready, None, "read", addr)?;
+        dut.set(self.arvalid, 0);
+        for _ in 0..TIMEOUT {
+            let high = !self.rng.chance(self.stall);
+            dut.set(self.rready, u64::from(high));
+            dut.settle()?;
+            let done = dut.get(self.rvalid) != 0 && high;
+            let got = (dut.get(self.rdata) as u32, dut.get(self.rresp) as u8);
+            dut.tick();
+            if done {
+                dut.set(self.rready, 0);
+                return Ok(got);
+            }
+        }
+        Err(BusError::Timeout {
+            what: "read data",
+            addr,
+        })
+    }
+}
