@@ -13,6 +13,10 @@
 //! is [`model::ModelBackend`], the RoCEv2 transport model on a frame link (two of them talk
 //! in one process over [`model::ChannelLink`]); the Verilator and VFIO hardware backends will
 //! implement the same trait.
+//!
+//! Beside it, the host interface's own layers: [`transport::Transport`] (registers, DMA
+//! memory, interrupts; over VFIO or over the simulated device), and on it [`raw`]: registers
+//! by name, the rings and the raw Ethernet queues.
 
 use std::fmt;
 use std::os::fd::AsRawFd;
@@ -25,8 +29,10 @@ use vfio_ioctls::{VfioContainer, VfioDevice, VfioOps};
 use vmm_sys_util::eventfd::EventFd;
 
 pub mod model;
+pub mod raw;
 pub mod rawsock;
 pub mod tools;
+pub mod transport;
 pub mod verbs;
 
 /// Region index of PCI configuration space (VFIO_PCI_CONFIG_REGION_INDEX).

@@ -1,7 +1,9 @@
 //! The NIC as the host sees it: the CSR port (AXI4-Lite) and register file of the
-//! `rnic-regmap` map, in front of the receive parser, whose counters the host reads. RoCEv2
-//! frames the parser accepts go to the transport (none yet: consumed and counted); the
-//! frames it bypasses (ARP, IP, ...) leave on `m_bypass_*` for the raw receive ring.
+//! `rnic-regmap` map, the DMA port (`m_dma_*`, shared by the engines through the arbiter),
+//! the raw transmit engine feeding the stream to the MAC (`m_axis_*`), and the receive parser
+//! on the stream from the MAC (`s_axis_*`), whose bypassed frames (ARP, IP, anything not
+//! RoCEv2) the raw receive engine writes into the host's raw receive ring. RoCEv2 frames the
+//! parser accepts go to the transport (none yet: consumed and counted).
 //!
 //! The register settings the engines read come out of the file's storage word by word; the
 //! word numbers are those of [`crate::host_regs`] (checked by its tests against the slices
@@ -11,7 +13,10 @@ use rust_hdl::prelude::*;
 
 use crate::axil_slave::{ADDR_BITS, AxilSlave};
 use crate::csr_file::CsrFile;
+use crate::dma_arbiter::DmaArbiter;
 use crate::host_regs::{HOST_BUILD, table};
+use crate::raw_rx::RawRx;
+use crate::raw_tx::RawTx;
 use crate::rx_parser::RxParser;
 
 #[derive(LogicBlock)]
@@ -44,24 +49,72 @@ pub struct HostNic {
     pub s_axis_tvalid: Signal<In, Bit>,
     pub s_axis_tuser: Signal<In, Bit>,
     pub s_axis_tready: Signal<Out, Bit>,
-    /// Frames that are not RoCEv2.
-    pub m_bypass_tdata: Signal<Out, Bits<64>>,
-    pub m_bypass_tkeep: Signal<Out, Bits<8>>,
-    pub m_bypass_tlast: Signal<Out, Bit>,
-    pub m_bypass_tvalid: Signal<Out, Bit>,
-    pub m_bypass_tuser: Signal<Out, Bit>,
-    pub m_bypass_tready: Signal<In, Bit>,
+    /// Frames to the MAC.
+    pub m_axis_tdata: Signal<Out, Bits<64>>,
+    pub m_axis_tkeep: Signal<Out, Bits<8>>,
+    pub m_axis_tlast: Signal<Out, Bit>,
+    pub m_axis_tvalid: Signal<Out, Bit>,
+    pub m_axis_tuser: Signal<Out, Bit>,
+    pub m_axis_tready: Signal<In, Bit>,
+    /// The DMA port (see [`crate::dma_arbiter`]).
+    pub m_dma_rd_req_valid: Signal<Out, Bit>,
+    pub m_dma_rd_req_ready: Signal<In, Bit>,
+    pub m_dma_rd_req_addr: Signal<Out, Bits<64>>,
+    pub m_dma_rd_req_len: Signal<Out, Bits<16>>,
+    pub m_dma_rd_req_tag: Signal<Out, Bits<8>>,
+    pub m_dma_rd_data_valid: Signal<In, Bit>,
+    pub m_dma_rd_data_ready: Signal<Out, Bit>,
+    pub m_dma_rd_data: Signal<In, Bits<64>>,
+    pub m_dma_rd_data_last: Signal<In, Bit>,
+    pub m_dma_rd_data_err: Signal<In, Bit>,
+    pub m_dma_rd_data_tag: Signal<In, Bits<8>>,
+    pub m_dma_wr_req_valid: Signal<Out, Bit>,
+    pub m_dma_wr_req_ready: Signal<In, Bit>,
+    pub m_dma_wr_req_addr: Signal<Out, Bits<64>>,
+    pub m_dma_wr_req_len: Signal<Out, Bits<16>>,
+    pub m_dma_wr_req_tag: Signal<Out, Bits<8>>,
+    pub m_dma_wr_data_valid: Signal<Out, Bit>,
+    pub m_dma_wr_data_ready: Signal<In, Bit>,
+    pub m_dma_wr_data: Signal<Out, Bits<64>>,
+    pub m_dma_wr_data_keep: Signal<Out, Bits<8>>,
+    pub m_dma_wr_data_last: Signal<Out, Bit>,
+    pub m_dma_wr_done_valid: Signal<In, Bit>,
+    pub m_dma_wr_done_tag: Signal<In, Bits<8>>,
+    pub m_dma_wr_done_err: Signal<In, Bit>,
     /// The interrupt: a pending cause that is enabled.
     pub irq: Signal<Out, Bit>,
 
     axil: AxilSlave,
     csr: CsrFile,
     rx: RxParser,
+    dma: DmaArbiter,
+    raw_tx: RawTx,
+    raw_rx: RawRx,
+    cnt_tx_frames: DFF<Bits<32>>,
+    cnt_dma_rd_err: DFF<Bits<32>>,
+    cnt_dma_wr_err: DFF<Bits<32>>,
+    cnt_ring_err: DFF<Bits<32>>,
+    cnt_raw_drops: DFF<Bits<32>>,
+    cnt_raw_tx: DFF<Bits<32>>,
+    cnt_raw_rx: DFF<Bits<32>>,
+    dp_reset: Signal<Local, Bit>,
+    enabled: Signal<Local, Bit>,
+    irq_set: Signal<Local, Bits<32>>,
+    load_en: Signal<Local, Bits<4>>,
+    load_data: Signal<Local, Bits<128>>,
     status: Signal<Local, Bits<768>>,
     store: Signal<Local, Bits<768>>,
     k_zero32: Constant<Bits<32>>,
-    k_zero_load_en: Constant<Bits<4>>,
-    k_zero_load: Constant<Bits<128>>,
+    k_one32: Constant<Bits<32>>,
+    k_zero4: Constant<Bits<4>>,
+    k_zero7: Constant<Bits<7>>,
+    k_zero8: Constant<Bits<8>>,
+    k_zero16: Constant<Bits<16>>,
+    k_zero64: Constant<Bits<64>>,
+    k_irq_raw_rx: Constant<Bits<32>>,
+    k_irq_raw_tx: Constant<Bits<32>>,
+    k_irq_error: Constant<Bits<32>>,
+    k_not_arm: Constant<Bits<32>>,
     k_link_up: Constant<Bits<768>>,
     k_reset_done: Constant<Bits<768>>,
 }
@@ -96,21 +149,68 @@ impl HostNic {
             s_axis_tvalid: Default::default(),
             s_axis_tuser: Default::default(),
             s_axis_tready: Default::default(),
-            m_bypass_tdata: Default::default(),
-            m_bypass_tkeep: Default::default(),
-            m_bypass_tlast: Default::default(),
-            m_bypass_tvalid: Default::default(),
-            m_bypass_tuser: Default::default(),
-            m_bypass_tready: Default::default(),
+            m_axis_tdata: Default::default(),
+            m_axis_tkeep: Default::default(),
+            m_axis_tlast: Default::default(),
+            m_axis_tvalid: Default::default(),
+            m_axis_tuser: Default::default(),
+            m_axis_tready: Default::default(),
+            m_dma_rd_req_valid: Default::default(),
+            m_dma_rd_req_ready: Default::default(),
+            m_dma_rd_req_addr: Default::default(),
+            m_dma_rd_req_len: Default::default(),
+            m_dma_rd_req_tag: Default::default(),
+            m_dma_rd_data_valid: Default::default(),
+            m_dma_rd_data_ready: Default::default(),
+            m_dma_rd_data: Default::default(),
+            m_dma_rd_data_last: Default::default(),
+            m_dma_rd_data_err: Default::default(),
+            m_dma_rd_data_tag: Default::default(),
+            m_dma_wr_req_valid: Default::default(),
+            m_dma_wr_req_ready: Default::default(),
+            m_dma_wr_req_addr: Default::default(),
+            m_dma_wr_req_len: Default::default(),
+            m_dma_wr_req_tag: Default::default(),
+            m_dma_wr_data_valid: Default::default(),
+            m_dma_wr_data_ready: Default::default(),
+            m_dma_wr_data: Default::default(),
+            m_dma_wr_data_keep: Default::default(),
+            m_dma_wr_data_last: Default::default(),
+            m_dma_wr_done_valid: Default::default(),
+            m_dma_wr_done_tag: Default::default(),
+            m_dma_wr_done_err: Default::default(),
             irq: Default::default(),
             axil: Default::default(),
             csr: CsrFile::new(entries),
             rx: RxParser::new(),
+            dma: Default::default(),
+            raw_tx: Default::default(),
+            raw_rx: Default::default(),
+            cnt_tx_frames: Default::default(),
+            cnt_dma_rd_err: Default::default(),
+            cnt_dma_wr_err: Default::default(),
+            cnt_ring_err: Default::default(),
+            cnt_raw_drops: Default::default(),
+            cnt_raw_tx: Default::default(),
+            cnt_raw_rx: Default::default(),
+            dp_reset: Default::default(),
+            enabled: Default::default(),
+            irq_set: Default::default(),
+            load_en: Default::default(),
+            load_data: Default::default(),
             status: Default::default(),
             store: Default::default(),
             k_zero32: Constant::new(bits::<32>(0)),
-            k_zero_load_en: Constant::new(bits::<4>(0)),
-            k_zero_load: Constant::new(bits::<128>(0)),
+            k_one32: Constant::new(bits::<32>(1)),
+            k_zero4: Constant::new(bits::<4>(0)),
+            k_zero7: Constant::new(bits::<7>(0)),
+            k_zero8: Constant::new(bits::<8>(0)),
+            k_zero16: Constant::new(bits::<16>(0)),
+            k_zero64: Constant::new(bits::<64>(0)),
+            k_irq_raw_rx: Constant::new(bits::<32>(1 << 1)),
+            k_irq_raw_tx: Constant::new(bits::<32>(1 << 2)),
+            k_irq_error: Constant::new(bits::<32>(1 << 4)),
+            k_not_arm: Constant::new(bits::<32>(!(1u64 << 9) & 0xFFFF_FFFF)),
             k_link_up: Constant::new(bit_cast::<768, 1>(bits::<1>(1)) << 512),
             k_reset_done: Constant::new(bit_cast::<768, 1>(bits::<1>(1)) << 513),
         }
@@ -126,9 +226,23 @@ impl Default for HostNic {
 impl Logic for HostNic {
     #[hdl_gen]
     fn update(&mut self) {
+        dff_setup!(
+            self,
+            clock,
+            cnt_tx_frames,
+            cnt_dma_rd_err,
+            cnt_dma_wr_err,
+            cnt_ring_err,
+            cnt_raw_drops,
+            cnt_raw_tx,
+            cnt_raw_rx
+        );
         self.axil.clock.next = self.clock.val();
         self.csr.clock.next = self.clock.val();
         self.rx.clock.next = self.clock.val();
+        self.dma.clock.next = self.clock.val();
+        self.raw_tx.clock.next = self.clock.val();
+        self.raw_rx.clock.next = self.clock.val();
         self.axil.reset.next = self.reset.val();
         self.csr.reset.next = self.reset.val();
 
@@ -159,11 +273,205 @@ impl Logic for HostNic {
         self.axil.reg_rd_hit.next = self.csr.rd_hit.val();
         self.store.next = self.csr.store.val();
 
-        // CTRL.RESET (bit 0 of word 0) resets the datapath.
-        self.rx.reset.next = self.reset.val() | self.store.val().get_bit(0);
+        // Storage words (host_regs::SL_*): CTRL 0 (RESET bit 0, ENABLE bit 1), IRQ_ENABLE 1,
+        // IRQ_STATUS 2; raw ring r at 6 + 5 r: BASE_LO, BASE_HI, SIZE (LOG_SIZE 4:0, ENABLE
+        // 8, ARM 9), PROD, CONS.
+        self.dp_reset.next = self.reset.val() | self.store.val().get_bit(0);
+        self.enabled.next = self.store.val().get_bit(1);
+        self.rx.reset.next = self.dp_reset.val();
+        self.dma.reset.next = self.dp_reset.val();
+        self.raw_tx.reset.next = self.dp_reset.val();
+        self.raw_rx.reset.next = self.dp_reset.val();
+
+        // ---- Raw transmit engine on ring 0.
+        self.raw_tx.enable.next = self.enabled.val() & self.store.val().get_bit(264);
+        self.raw_tx.base.next = bit_cast::<64, 32>(self.store.val().get_bits::<32>(192))
+            | (bit_cast::<64, 32>(self.store.val().get_bits::<32>(224)) << 32);
+        self.raw_tx.log_size.next = self.store.val().get_bits::<5>(256);
+        self.raw_tx.prod.next = self.store.val().get_bits::<16>(288);
+        self.raw_tx.cons.next = self.store.val().get_bits::<16>(320);
+        // ---- Raw receive engine on rings 1 (buffers) and 2 (completions).
+        self.raw_rx.enable.next =
+            self.enabled.val() & self.store.val().get_bit(424) & self.store.val().get_bit(584);
+        self.raw_rx.rx_base.next = bit_cast::<64, 32>(self.store.val().get_bits::<32>(352))
+            | (bit_cast::<64, 32>(self.store.val().get_bits::<32>(384)) << 32);
+        self.raw_rx.rx_log_size.next = self.store.val().get_bits::<5>(416);
+        self.raw_rx.rx_prod.next = self.store.val().get_bits::<16>(448);
+        self.raw_rx.rx_cons.next = self.store.val().get_bits::<16>(480);
+        self.raw_rx.cq_base.next = bit_cast::<64, 32>(self.store.val().get_bits::<32>(512))
+            | (bit_cast::<64, 32>(self.store.val().get_bits::<32>(544)) << 32);
+        self.raw_rx.cq_log_size.next = self.store.val().get_bits::<5>(576);
+        self.raw_rx.cq_armed.next = self.store.val().get_bit(585);
+        self.raw_rx.cq_prod.next = self.store.val().get_bits::<16>(608);
+        self.raw_rx.cq_cons.next = self.store.val().get_bits::<16>(640);
+
+        // Load ports: 0 ring 0 CONS, 1 ring 1 CONS, 2 ring 2 PROD, 3 ring 2 SIZE (disarm).
+        self.load_en.next = self.k_zero4.val();
+        self.load_data.next = bit_cast::<128, 16>(self.raw_tx.cons_next.val())
+            | (bit_cast::<128, 16>(self.raw_rx.rx_cons_next.val()) << 32)
+            | (bit_cast::<128, 16>(self.raw_rx.cq_prod_next.val()) << 64)
+            | (bit_cast::<128, 32>(self.store.val().get_bits::<32>(576) & self.k_not_arm.val())
+                << 96);
+        if self.raw_tx.cons_load.val() {
+            self.load_en.next = self.load_en.val().replace_bit(0, true);
+        }
+        if self.raw_rx.rx_cons_load.val() {
+            self.load_en.next = self.load_en.val().replace_bit(1, true);
+        }
+        if self.raw_rx.cq_prod_load.val() {
+            self.load_en.next = self.load_en.val().replace_bit(2, true);
+        }
+        if self.raw_rx.cq_disarm.val() {
+            self.load_en.next = self.load_en.val().replace_bit(3, true);
+        }
+        self.csr.load_en.next = self.load_en.val();
+        self.csr.load_data.next = self.load_data.val();
+
+        // ---- Interrupt causes: RAW_RX (armed completion), RAW_TX (ring drained), ERROR.
+        self.irq_set.next = self.k_zero32.val();
+        if self.raw_rx.ev_irq.val() {
+            self.irq_set.next = self.irq_set.val() | self.k_irq_raw_rx.val();
+        }
+        if self.raw_tx.ev_frame.val() & (self.raw_tx.cons_next.val() == self.raw_tx.prod.val()) {
+            self.irq_set.next = self.irq_set.val() | self.k_irq_raw_tx.val();
+        }
+        if self.raw_tx.ev_dma_error.val()
+            | self.raw_rx.ev_dma_read_error.val()
+            | self.raw_rx.ev_dma_write_error.val()
+        {
+            self.irq_set.next = self.irq_set.val() | self.k_irq_error.val();
+        }
+        self.csr.irq_set.next = self.irq_set.val();
+        // IRQ_STATUS (word 2) & IRQ_ENABLE (word 1).
+        self.irq.next =
+            (self.store.val().get_bits::<32>(64) & self.store.val().get_bits::<32>(32)).any();
+
+        // ---- DMA port: client 0 the transmit engine (reads only), client 1 the receive one.
+        self.dma.s0_rd_req_valid.next = self.raw_tx.rd_req_valid.val();
+        self.raw_tx.rd_req_ready.next = self.dma.s0_rd_req_ready.val();
+        self.dma.s0_rd_req_addr.next = self.raw_tx.rd_req_addr.val();
+        self.dma.s0_rd_req_len.next = self.raw_tx.rd_req_len.val();
+        self.dma.s0_rd_req_tag.next = self.raw_tx.rd_req_tag.val();
+        self.raw_tx.rd_data_valid.next = self.dma.s0_rd_data_valid.val();
+        self.dma.s0_rd_data_ready.next = self.raw_tx.rd_data_ready.val();
+        self.raw_tx.rd_data.next = self.dma.rd_data.val();
+        self.raw_tx.rd_data_last.next = self.dma.rd_data_last.val();
+        self.raw_tx.rd_data_err.next = self.dma.rd_data_err.val();
+        self.dma.s0_wr_req_valid.next = false;
+        self.dma.s0_wr_req_addr.next = self.k_zero64.val();
+        self.dma.s0_wr_req_len.next = self.k_zero16.val();
+        self.dma.s0_wr_req_tag.next = self.k_zero7.val();
+        self.dma.s0_wr_data_valid.next = false;
+        self.dma.s0_wr_data.next = self.k_zero64.val();
+        self.dma.s0_wr_data_keep.next = self.k_zero8.val();
+        self.dma.s0_wr_data_last.next = false;
+        self.dma.s1_rd_req_valid.next = self.raw_rx.rd_req_valid.val();
+        self.raw_rx.rd_req_ready.next = self.dma.s1_rd_req_ready.val();
+        self.dma.s1_rd_req_addr.next = self.raw_rx.rd_req_addr.val();
+        self.dma.s1_rd_req_len.next = self.raw_rx.rd_req_len.val();
+        self.dma.s1_rd_req_tag.next = self.raw_rx.rd_req_tag.val();
+        self.raw_rx.rd_data_valid.next = self.dma.s1_rd_data_valid.val();
+        self.dma.s1_rd_data_ready.next = self.raw_rx.rd_data_ready.val();
+        self.raw_rx.rd_data.next = self.dma.rd_data.val();
+        self.raw_rx.rd_data_err.next = self.dma.rd_data_err.val();
+        self.dma.s1_wr_req_valid.next = self.raw_rx.wr_req_valid.val();
+        self.raw_rx.wr_req_ready.next = self.dma.s1_wr_req_ready.val();
+        self.dma.s1_wr_req_addr.next = self.raw_rx.wr_req_addr.val();
+        self.dma.s1_wr_req_len.next = self.raw_rx.wr_req_len.val();
+        self.dma.s1_wr_req_tag.next = self.raw_rx.wr_req_tag.val();
+        self.dma.s1_wr_data_valid.next = self.raw_rx.wr_data_valid.val();
+        self.raw_rx.wr_data_ready.next = self.dma.s1_wr_data_ready.val();
+        self.dma.s1_wr_data.next = self.raw_rx.wr_data.val();
+        self.dma.s1_wr_data_keep.next = self.raw_rx.wr_data_keep.val();
+        self.dma.s1_wr_data_last.next = self.raw_rx.wr_data_last.val();
+        self.raw_rx.wr_done_valid.next = self.dma.s1_wr_done_valid.val();
+        self.raw_rx.wr_done_err.next = self.dma.wr_done_err.val();
+        self.m_dma_rd_req_valid.next = self.dma.m_dma_rd_req_valid.val();
+        self.dma.m_dma_rd_req_ready.next = self.m_dma_rd_req_ready.val();
+        self.m_dma_rd_req_addr.next = self.dma.m_dma_rd_req_addr.val();
+        self.m_dma_rd_req_len.next = self.dma.m_dma_rd_req_len.val();
+        self.m_dma_rd_req_tag.next = self.dma.m_dma_rd_req_tag.val();
+        self.dma.m_dma_rd_data_valid.next = self.m_dma_rd_data_valid.val();
+        self.m_dma_rd_data_ready.next = self.dma.m_dma_rd_data_ready.val();
+        self.dma.m_dma_rd_data.next = self.m_dma_rd_data.val();
+        self.dma.m_dma_rd_data_last.next = self.m_dma_rd_data_last.val();
+        self.dma.m_dma_rd_data_err.next = self.m_dma_rd_data_err.val();
+        self.dma.m_dma_rd_data_tag.next = self.m_dma_rd_data_tag.val();
+        self.m_dma_wr_req_valid.next = self.dma.m_dma_wr_req_valid.val();
+        self.dma.m_dma_wr_req_ready.next = self.m_dma_wr_req_ready.val();
+        self.m_dma_wr_req_addr.next = self.dma.m_dma_wr_req_addr.val();
+        self.m_dma_wr_req_len.next = self.dma.m_dma_wr_req_len.val();
+        self.m_dma_wr_req_tag.next = self.dma.m_dma_wr_req_tag.val();
+        self.m_dma_wr_data_valid.next = self.dma.m_dma_wr_data_valid.val();
+        self.dma.m_dma_wr_data_ready.next = self.m_dma_wr_data_ready.val();
+        self.m_dma_wr_data.next = self.dma.m_dma_wr_data.val();
+        self.m_dma_wr_data_keep.next = self.dma.m_dma_wr_data_keep.val();
+        self.m_dma_wr_data_last.next = self.dma.m_dma_wr_data_last.val();
+        self.dma.m_dma_wr_done_valid.next = self.m_dma_wr_done_valid.val();
+        self.dma.m_dma_wr_done_tag.next = self.m_dma_wr_done_tag.val();
+        self.dma.m_dma_wr_done_err.next = self.m_dma_wr_done_err.val();
+
+        // ---- Streams: raw transmit to the MAC; the MAC into the parser; bypass to raw rx.
+        self.m_axis_tdata.next = self.raw_tx.m_axis_tdata.val();
+        self.m_axis_tkeep.next = self.raw_tx.m_axis_tkeep.val();
+        self.m_axis_tlast.next = self.raw_tx.m_axis_tlast.val();
+        self.m_axis_tvalid.next = self.raw_tx.m_axis_tvalid.val();
+        self.m_axis_tuser.next = self.raw_tx.m_axis_tuser.val();
+        self.raw_tx.m_axis_tready.next = self.m_axis_tready.val();
+        self.rx.s_axis_tdata.next = self.s_axis_tdata.val();
+        self.rx.s_axis_tkeep.next = self.s_axis_tkeep.val();
+        self.rx.s_axis_tlast.next = self.s_axis_tlast.val();
+        self.rx.s_axis_tvalid.next = self.s_axis_tvalid.val();
+        self.rx.s_axis_tuser.next = self.s_axis_tuser.val();
+        self.s_axis_tready.next = self.rx.s_axis_tready.val();
+        // Accepted RoCEv2 frames: the transport's, consumed until it exists.
+        self.rx.m_hdr_ready.next = true;
+        self.rx.m_axis_tready.next = true;
+        self.raw_rx.s_axis_tdata.next = self.rx.m_bypass_tdata.val();
+        self.raw_rx.s_axis_tkeep.next = self.rx.m_bypass_tkeep.val();
+        self.raw_rx.s_axis_tlast.next = self.rx.m_bypass_tlast.val();
+        self.raw_rx.s_axis_tvalid.next = self.rx.m_bypass_tvalid.val();
+        self.raw_rx.s_axis_tuser.next = self.rx.m_bypass_tuser.val();
+        self.rx.m_bypass_tready.next = self.raw_rx.s_axis_tready.val();
+
+        // ---- Counters.
+        if self.raw_tx.m_axis_tvalid.val()
+            & self.m_axis_tready.val()
+            & self.raw_tx.m_axis_tlast.val()
+        {
+            self.cnt_tx_frames.d.next = self.cnt_tx_frames.q.val() + self.k_one32.val();
+        }
+        if self.raw_tx.ev_dma_error.val() | self.raw_rx.ev_dma_read_error.val() {
+            self.cnt_dma_rd_err.d.next = self.cnt_dma_rd_err.q.val() + self.k_one32.val();
+        }
+        if self.raw_rx.ev_dma_write_error.val() {
+            self.cnt_dma_wr_err.d.next = self.cnt_dma_wr_err.q.val() + self.k_one32.val();
+        }
+        if self.raw_tx.ev_ring_error.val() | self.raw_rx.ev_ring_error.val() {
+            self.cnt_ring_err.d.next = self.cnt_ring_err.q.val() + self.k_one32.val();
+        }
+        if self.raw_rx.ev_drop.val() {
+            self.cnt_raw_drops.d.next = self.cnt_raw_drops.q.val() + self.k_one32.val();
+        }
+        if self.raw_tx.ev_frame.val() {
+            self.cnt_raw_tx.d.next = self.cnt_raw_tx.q.val() + self.k_one32.val();
+        }
+        if self.raw_rx.ev_frame.val() {
+            self.cnt_raw_rx.d.next = self.cnt_raw_rx.q.val() + self.k_one32.val();
+        }
+        if self.dp_reset.val() {
+            self.cnt_tx_frames.d.next = self.k_zero32.val();
+            self.cnt_dma_rd_err.d.next = self.k_zero32.val();
+            self.cnt_dma_wr_err.d.next = self.k_zero32.val();
+            self.cnt_ring_err.d.next = self.k_zero32.val();
+            self.cnt_raw_drops.d.next = self.k_zero32.val();
+            self.cnt_raw_tx.d.next = self.k_zero32.val();
+            self.cnt_raw_rx.d.next = self.k_zero32.val();
+        }
 
         // ---- Status words (host_regs::ST_*): receive counters 0..11, TX_FRAMES 12, DMA
-        // read and write errors 13, 14, ring errors 15, STATUS 16.
+        // read and write errors 13, 14, ring errors 15, STATUS 16, raw drops 17, raw frames
+        // sent 18 and received 19.
         self.status.next = bit_cast::<768, 32>(self.rx.cnt_frames.val())
             | (bit_cast::<768, 32>(self.rx.cnt_accepted.val()) << 32)
             | (bit_cast::<768, 32>(self.rx.cnt_bypass.val()) << 64)
@@ -175,7 +483,14 @@ impl Logic for HostNic {
             | (bit_cast::<768, 32>(self.rx.cnt_drop_tver.val()) << 256)
             | (bit_cast::<768, 32>(self.rx.cnt_drop_opcode.val()) << 288)
             | (bit_cast::<768, 32>(self.rx.cnt_drop_padcnt.val()) << 320)
-            | (bit_cast::<768, 32>(self.rx.cnt_drop_icrc.val()) << 352);
+            | (bit_cast::<768, 32>(self.rx.cnt_drop_icrc.val()) << 352)
+            | (bit_cast::<768, 32>(self.cnt_tx_frames.q.val()) << 384)
+            | (bit_cast::<768, 32>(self.cnt_dma_rd_err.q.val()) << 416)
+            | (bit_cast::<768, 32>(self.cnt_dma_wr_err.q.val()) << 448)
+            | (bit_cast::<768, 32>(self.cnt_ring_err.q.val()) << 480)
+            | (bit_cast::<768, 32>(self.cnt_raw_drops.q.val()) << 544)
+            | (bit_cast::<768, 32>(self.cnt_raw_tx.q.val()) << 576)
+            | (bit_cast::<768, 32>(self.cnt_raw_rx.q.val()) << 608);
         if self.link_up.val() {
             self.status.next = self.status.val() | self.k_link_up.val();
         }
@@ -183,28 +498,5 @@ impl Logic for HostNic {
             self.status.next = self.status.val() | self.k_reset_done.val();
         }
         self.csr.status.next = self.status.val();
-        self.csr.irq_set.next = self.k_zero32.val();
-        self.csr.load_en.next = self.k_zero_load_en.val();
-        self.csr.load_data.next = self.k_zero_load.val();
-        // IRQ_STATUS (word 2) & IRQ_ENABLE (word 1).
-        self.irq.next =
-            (self.store.val().get_bits::<32>(64) & self.store.val().get_bits::<32>(32)).any();
-
-        // ---- Receive parser.
-        self.rx.s_axis_tdata.next = self.s_axis_tdata.val();
-        self.rx.s_axis_tkeep.next = self.s_axis_tkeep.val();
-        self.rx.s_axis_tlast.next = self.s_axis_tlast.val();
-        self.rx.s_axis_tvalid.next = self.s_axis_tvalid.val();
-        self.rx.s_axis_tuser.next = self.s_axis_tuser.val();
-        self.s_axis_tready.next = self.rx.s_axis_tready.val();
-        // Accepted RoCEv2 frames: the transport's, consumed until it exists.
-        self.rx.m_hdr_ready.next = true;
-        self.rx.m_axis_tready.next = true;
-        self.m_bypass_tdata.next = self.rx.m_bypass_tdata.val();
-        self.m_bypass_tkeep.next = self.rx.m_bypass_tkeep.val();
-        self.m_bypass_tlast.next = self.rx.m_bypass_tlast.val();
-        self.m_bypass_tvalid.next = self.rx.m_bypass_tvalid.val();
-        self.m_bypass_tuser.next = self.rx.m_bypass_tuser.val();
-        self.rx.m_bypass_tready.next = self.m_bypass_tready.val();
     }
 }

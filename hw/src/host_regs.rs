@@ -15,6 +15,9 @@ pub const ST_DMA_READ_ERRORS: usize = 13;
 pub const ST_DMA_WRITE_ERRORS: usize = 14;
 pub const ST_RING_ERRORS: usize = 15;
 pub const ST_STATUS: usize = 16;
+pub const ST_RAW_RX_DROPS: usize = 17;
+pub const ST_RAW_TX_FRAMES: usize = 18;
+pub const ST_RAW_RX_FRAMES: usize = 19;
 
 /// Storage words.
 pub const SL_CTRL: usize = 0;
@@ -111,6 +114,9 @@ pub fn table(build: &Build) -> Result<Vec<Entry>, String> {
                         "DMA_READ_ERRORS" => ST_DMA_READ_ERRORS,
                         "DMA_WRITE_ERRORS" => ST_DMA_WRITE_ERRORS,
                         "RING_ERRORS" => ST_RING_ERRORS,
+                        "RAW_RX_DROPS" => ST_RAW_RX_DROPS,
+                        "RAW_TX_FRAMES" => ST_RAW_TX_FRAMES,
+                        "RAW_RX_FRAMES" => ST_RAW_RX_FRAMES,
                         _ => return Err(format!("{name}: no hardware counter")),
                     }
                 };
@@ -183,6 +189,34 @@ pub fn table(build: &Build) -> Result<Vec<Entry>, String> {
 mod tests {
     use super::*;
     use crate::csr_file::check;
+
+    #[test]
+    fn the_slices_host_nic_uses_are_these_slots() {
+        // host_nic.rs reads storage and writes status at these literal bit offsets.
+        let bit = |slot: usize| 32 * slot;
+        assert_eq!(bit(SL_IRQ_ENABLE), 32);
+        assert_eq!(bit(SL_IRQ_STATUS), 64);
+        let rings = [
+            (RAW_TX, [192, 224, 256, 288, 320]),
+            (RAW_RX, [352, 384, 416, 448, 480]),
+            (RAW_RX_CQ, [512, 544, 576, 608, 640]),
+        ];
+        for (r, offs) in rings {
+            let words = [RING_BASE_LO, RING_BASE_HI, RING_SIZE, RING_PROD, RING_CONS];
+            for (w, off) in words.iter().zip(offs) {
+                assert_eq!(bit(ring_slot(r, *w)), off, "ring {r} word {w}");
+            }
+        }
+        assert_eq!(bit(ST_TX_FRAMES), 384);
+        assert_eq!(bit(ST_RING_ERRORS), 480);
+        assert_eq!(bit(ST_STATUS), 512);
+        assert_eq!(bit(ST_RAW_RX_DROPS), 544);
+        assert_eq!(bit(ST_RAW_RX_FRAMES), 608);
+        // SIZE: ENABLE bit 8, ARM bit 9.
+        let size = regs::RING.iter().find(|r| r.name == "SIZE").unwrap();
+        let f = |n: &str| size.fields.iter().find(|f| f.name == n).unwrap().lsb;
+        assert_eq!((f("ENABLE"), f("ARM")), (8, 9));
+    }
 
     #[test]
     fn the_host_table_is_complete_and_consistent() {

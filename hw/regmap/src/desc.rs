@@ -170,21 +170,26 @@ pub const RAW_TX_DESC: Format = Format {
             "ADDR",
             0x00,
             64,
-            "device address of the frame (without FCS)",
+            "device address of the frame (without FCS), 8-byte aligned",
         ),
         f("LEN", 0x08, 16, "frame length, 14..=9216 bytes"),
-        f("FLAGS", 0x0A, 16, "bit 0: write a completion when sent"),
+        f("FLAGS", 0x0A, 16, "reserved, 0"),
     ],
     sge: None,
-    doc: "a frame for the raw transmit ring",
+    doc: "a frame for the raw transmit ring; the NIC advances the ring's CONS once the frame is in its transmit FIFO (and raises RAW_TX when the ring is empty)",
 };
 
 pub const RAW_RX_DESC: Format = Format {
     name: "raw_rx_desc",
     size: 16,
     fields: &[
-        f("ADDR", 0x00, 64, "device address of a receive buffer"),
-        f("BUF_LEN", 0x08, 16, "buffer size in bytes"),
+        f(
+            "ADDR",
+            0x00,
+            64,
+            "device address of a receive buffer, 8-byte aligned",
+        ),
+        f("BUF_LEN", 0x08, 16, "buffer size in bytes, at least 1"),
     ],
     sge: None,
     doc: "a receive buffer for the raw receive ring",
@@ -199,7 +204,7 @@ pub const RAW_CQE: Format = Format {
             "STATUS",
             0x02,
             8,
-            "0 ok, 1 the frame was longer than the buffer (cut)",
+            "0 ok, 1 the frame was longer than the buffer (cut), 2 the host refused the write",
         ),
         f(
             "RING_INDEX",

@@ -477,7 +477,22 @@ const COUNTERS: Block = Block {
         ro(
             "RING_ERRORS",
             0x44,
-            "doorbells with a producer index beyond the ring, refused",
+            "ring entries refused: a producer index more than the ring ahead of the consumer, or a descriptor with a bad length",
+        ),
+        ro(
+            "RAW_RX_DROPS",
+            0x48,
+            "frames for the raw receive ring dropped: no buffer posted while its FIFO was full, or marked bad by the MAC",
+        ),
+        ro(
+            "RAW_TX_FRAMES",
+            0x4C,
+            "frames sent from the raw transmit ring",
+        ),
+        ro(
+            "RAW_RX_FRAMES",
+            0x50,
+            "frames written to the raw receive ring",
         ),
     ],
     per_queue: None,

@@ -6,6 +6,30 @@ use crate::axis::Rng;
 use crate::lockstep::Mismatch;
 use crate::ports::PortDut;
 
+/// What else runs on the bus's cycles (a DMA server, a stream loop): `drive` sets its inputs
+/// before every settle, `observe` reads the settled outputs before every clock edge.
+pub trait Env {
+    fn drive(&mut self, dut: &mut dyn PortDut);
+    fn observe(&mut self, dut: &dyn PortDut);
+}
+
+/// Nothing else on the bus.
+pub struct NoEnv;
+
+impl Env for NoEnv {
+    fn drive(&mut self, _: &mut dyn PortDut) {}
+    fn observe(&mut self, _: &dyn PortDut) {}
+}
+
+/// One cycle: `env` drives, settle, `env` observes, clock edge.
+pub fn cycle(dut: &mut dyn PortDut, env: &mut dyn Env) -> Result<(), Mismatch> {
+    env.drive(dut);
+    dut.settle()?;
+    env.observe(dut);
+    dut.tick();
+    Ok(())
+}
+
 /// The response of a transaction: 0 OKAY, 2 SLVERR, 3 DECERR.
 pub type Resp = u8;
 
@@ -39,7 +63,15 @@ pub struct AxilMaster {
 #[derive(Debug)]
 pub enum BusError {
     Mismatch(Mismatch),
-    Timeout { what: &'static str, addr: u32 },
+    Timeout {
+        what: &'static str,
+        addr: u32,
+    },
+    /// An error response (2 SLVERR, 3 DECERR) where the caller needed OKAY.
+    Response {
+        addr: u32,
+        resp: Resp,
+    },
 }
 
 impl From<Mismatch> for BusError {
@@ -57,6 +89,14 @@ impl std::fmt::Display for BusError {
                     f,
                     "AXI4-Lite {what} of {addr:#x}: no answer in {TIMEOUT} cycles"
                 )
+            }
+            BusError::Response { addr, resp } => {
+                let name = match resp {
+                    2 => "SLVERR",
+                    3 => "DECERR",
+                    _ => "an error",
+                };
+                write!(f, "AXI4-Lite access of {addr:#x} answered {name}")
             }
         }
     }
@@ -91,9 +131,11 @@ impl AxilMaster {
 
     /// Waits until output `done` is high in a settled cycle (with `ready` driven randomly
     /// high, if given), then takes that edge.
+    #[allow(clippy::too_many_arguments)]
     fn handshake(
         &mut self,
         dut: &mut dyn PortDut,
+        env: &mut dyn Env,
         done: usize,
         ready: Option<usize>,
         what: &'static str,
@@ -105,7 +147,9 @@ impl AxilMaster {
                 dut.set(p, u64::from(high));
                 high
             });
+            env.drive(dut);
             dut.settle()?;
+            env.observe(dut);
             let fire = dut.get(done) != 0 && r.unwrap_or(true);
             dut.tick();
             if fire {
@@ -126,6 +170,18 @@ impl AxilMaster {
         data: u32,
         strb: u8,
     ) -> Result<Resp, BusError> {
+        self.write_strb_env(dut, &mut NoEnv, addr, data, strb)
+    }
+
+    /// [`AxilMaster::write_strb`] with `env` running on every cycle.
+    pub fn write_strb_env(
+        &mut self,
+        dut: &mut dyn PortDut,
+        env: &mut dyn Env,
+        addr: u32,
+        data: u32,
+        strb: u8,
+    ) -> Result<Resp, BusError> {
         dut.set(self.awaddr, u64::from(addr));
         dut.set(self.wdata, u64::from(data));
         dut.set(self.wstrb, u64::from(strb));
@@ -134,7 +190,9 @@ impl AxilMaster {
         // This slave takes address and data together.
         let (aw, w) = (self.awready, self.wready);
         for _ in 0..TIMEOUT {
+            env.drive(dut);
             dut.settle()?;
+            env.observe(dut);
             let fire = dut.get(aw) != 0 && dut.get(w) != 0;
             dut.tick();
             if fire {
@@ -145,7 +203,9 @@ impl AxilMaster {
                 for _ in 0..TIMEOUT {
                     let high = !self.rng.chance(self.stall);
                     dut.set(self.bready, u64::from(high));
+                    env.drive(dut);
                     dut.settle()?;
+                    env.observe(dut);
                     let done = dut.get(self.bvalid) != 0 && high;
                     if done {
                         resp = dut.get(self.bresp) as u8;
@@ -175,14 +235,26 @@ impl AxilMaster {
 
     /// A read; returns the data and the response.
     pub fn read(&mut self, dut: &mut dyn PortDut, addr: u32) -> Result<(u32, Resp), BusError> {
+        self.read_env(dut, &mut NoEnv, addr)
+    }
+
+    /// [`AxilMaster::read`] with `env` running on every cycle.
+    pub fn read_env(
+        &mut self,
+        dut: &mut dyn PortDut,
+        env: &mut dyn Env,
+        addr: u32,
+    ) -> Result<(u32, Resp), BusError> {
         dut.set(self.araddr, u64::from(addr));
         dut.set(self.arvalid, 1);
-        self.handshake(dut, self.arready, None, "read", addr)?;
+        self.handshake(dut, env, self.arready, None, "read", addr)?;
         dut.set(self.arvalid, 0);
         for _ in 0..TIMEOUT {
             let high = !self.rng.chance(self.stall);
             dut.set(self.rready, u64::from(high));
+            env.drive(dut);
             dut.settle()?;
+            env.observe(dut);
             let done = dut.get(self.rvalid) != 0 && high;
             let got = (dut.get(self.rdata) as u32, dut.get(self.rresp) as u8);
             dut.tick();

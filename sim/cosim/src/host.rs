@@ -1,9 +1,22 @@
-//! The host interface's tops as the benches drive them: their port lists for [`PortDut`]
-//! ([`crate::ports`]).
+//! The host interface under simulation as a device a driver talks to: the `host_nic` top
+//! (in rust-hdl and Verilator in lock-step, or in Verilator alone) with what sits around it on
+//! a real board: host memory behind the DMA port ([`HostMemory`], [`DmaServer`]), the CSR
+//! port's AXI4-Lite master, and the MAC side looped back ([`MacLoop`]: every frame the NIC
+//! sends comes back into its receive path).
+//!
+//! Host memory is a set of mapped buffers at device addresses with unmapped gaps between
+//! them; the DMA server refuses any request that does not lie wholly inside one buffer (read
+//! beats come back with `err`, a write lands nowhere and completes with `err`) and counts it,
+//! as an IOMMU would.
 
+use std::collections::{BTreeMap, VecDeque};
+
+use crate::axil::{AxilMaster, BusError, Env};
+use crate::axis::Rng;
 use crate::hdl_ports;
-#[allow(unused_imports)]
-use crate::ports::PortDut;
+use crate::lockstep::Mismatch;
+use crate::ports::{PortDut, PortLockStep, VerilatedPorts};
+use rnic_hw::host_nic::HostNic;
 
 hdl_ports!(rnic_hw::axil_slave::AxilSlave {
     inputs: [
@@ -55,7 +68,18 @@ hdl_ports!(rnic_hw::host_nic::HostNic {
         s_axis_tlast,
         s_axis_tvalid,
         s_axis_tuser,
-        m_bypass_tready,
+        m_axis_tready,
+        m_dma_rd_req_ready,
+        m_dma_rd_data_valid,
+        m_dma_rd_data,
+        m_dma_rd_data_last,
+        m_dma_rd_data_err,
+        m_dma_rd_data_tag,
+        m_dma_wr_req_ready,
+        m_dma_wr_data_ready,
+        m_dma_wr_done_valid,
+        m_dma_wr_done_tag,
+        m_dma_wr_done_err,
     ],
     outputs: [
         s_axil_awready,
@@ -67,11 +91,426 @@ hdl_ports!(rnic_hw::host_nic::HostNic {
         s_axil_rresp,
         s_axil_rvalid,
         s_axis_tready,
-        m_bypass_tdata,
-        m_bypass_tkeep,
-        m_bypass_tlast,
-        m_bypass_tvalid,
-        m_bypass_tuser,
+        m_axis_tdata,
+        m_axis_tkeep,
+        m_axis_tlast,
+        m_axis_tvalid,
+        m_axis_tuser,
+        m_dma_rd_req_valid,
+        m_dma_rd_req_addr,
+        m_dma_rd_req_len,
+        m_dma_rd_req_tag,
+        m_dma_rd_data_ready,
+        m_dma_wr_req_valid,
+        m_dma_wr_req_addr,
+        m_dma_wr_req_len,
+        m_dma_wr_req_tag,
+        m_dma_wr_data_valid,
+        m_dma_wr_data,
+        m_dma_wr_data_keep,
+        m_dma_wr_data_last,
         irq,
     ],
 });
+
+/// Where the first buffer is mapped, and the unmapped gap after every buffer.
+const FIRST: u64 = 0x1_0000_0000;
+const GAP: u64 = 0x1_0000;
+
+/// Host memory as the device sees it: buffers at device addresses.
+#[derive(Default)]
+pub struct HostMemory {
+    buffers: BTreeMap<u64, Vec<u8>>,
+    next: u64,
+}
+
+impl HostMemory {
+    /// Maps a zeroed buffer of `len` bytes; returns its device address (4 KiB aligned).
+    pub fn alloc(&mut self, len: usize) -> u64 {
+        if self.next == 0 {
+            self.next = FIRST;
+        }
+        let addr = self.next;
+        self.buffers.insert(addr, vec![0; len]);
+        self.next = (addr + len as u64 + GAP).next_multiple_of(0x1000);
+        addr
+    }
+
+    /// The buffer holding all of `addr .. addr + len`, and the offset in it.
+    fn locate(&self, addr: u64, len: usize) -> Option<(u64, usize)> {
+        let (&base, buf) = self.buffers.range(..=addr).next_back()?;
+        let off = (addr - base) as usize;
+        (off.checked_add(len)? <= buf.len()).then_some((base, off))
+    }
+
+    /// `len` bytes at `addr`, if they lie in one buffer.
+    pub fn read(&self, addr: u64, len: usize) -> Option<&[u8]> {
+        let (base, off) = self.locate(addr, len)?;
+        Some(&self.buffers[&base][off..off + len])
+    }
+
+    /// Writes `bytes` at `addr` if they lie in one buffer; false (and nothing written) if not.
+    pub fn write(&mut self, addr: u64, bytes: &[u8]) -> bool {
+        match self.locate(addr, bytes.len()) {
+            Some((base, off)) => {
+                let buf = self.buffers.get_mut(&base).expect("located");
+                buf[off..off + bytes.len()].copy_from_slice(bytes);
+                true
+            }
+            None => false,
+        }
+    }
+}
+
+/// DMA statistics.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DmaStats {
+    pub reads: u64,
+    pub writes: u64,
+    pub read_beats: u64,
+    pub write_beats: u64,
+    pub refused_reads: u64,
+    pub refused_writes: u64,
+}
+
+/// The host side of the DMA port: reads and writes `HostMemory`, with random stalls.
+pub struct DmaServer {
+    rng: Rng,
+    pub stall: f64,
+    reads: VecDeque<(u64, Vec<u64>, bool)>,
+    beat: usize,
+    write: Option<Write>,
+    done: Option<(u64, bool)>,
+    pub stats: DmaStats,
+    // Cycle decisions, made in drive and used in observe.
+    rd_req_ready: bool,
+    rd_data_valid: bool,
+    wr_req_ready: bool,
+    wr_data_ready: bool,
+    done_valid: bool,
+}
+
+struct Write {
+    tag: u64,
+    addr: u64,
+    len: usize,
+    bytes: Vec<u8>,
+    bad: bool,
+}
+
+impl DmaServer {
+    pub fn new(seed: u64, stall: f64) -> Self {
+        DmaServer {
+            rng: Rng::new(seed),
+            stall,
+            reads: VecDeque::new(),
+            beat: 0,
+            write: None,
+            done: None,
+            stats: DmaStats::default(),
+            rd_req_ready: false,
+            rd_data_valid: false,
+            wr_req_ready: false,
+            wr_data_ready: false,
+            done_valid: false,
+        }
+    }
+
+    fn go(&mut self) -> bool {
+        !self.rng.chance(self.stall)
+    }
+
+    fn drive(&mut self, d: &mut dyn PortDut) {
+        self.rd_req_ready = self.reads.len() < 4 && self.go();
+        d.set(d.input("m_dma_rd_req_ready"), u64::from(self.rd_req_ready));
+        self.rd_data_valid = false;
+        let (mut data, mut last, mut err, mut tag) = (0, false, false, 0);
+        let go = self.go();
+        if let (Some((t, beats, e)), true) = (self.reads.front(), go) {
+            self.rd_data_valid = true;
+            data = beats[self.beat];
+            last = self.beat + 1 == beats.len();
+            err = *e;
+            tag = *t;
+        }
+        d.set(
+            d.input("m_dma_rd_data_valid"),
+            u64::from(self.rd_data_valid),
+        );
+        d.set(d.input("m_dma_rd_data"), data);
+        d.set(d.input("m_dma_rd_data_last"), u64::from(last));
+        d.set(d.input("m_dma_rd_data_err"), u64::from(err));
+        d.set(d.input("m_dma_rd_data_tag"), tag);
+        self.wr_req_ready = self.write.is_none() && self.done.is_none() && self.go();
+        d.set(d.input("m_dma_wr_req_ready"), u64::from(self.wr_req_ready));
+        self.wr_data_ready = self.write.is_some() && self.go();
+        d.set(
+            d.input("m_dma_wr_data_ready"),
+            u64::from(self.wr_data_ready),
+        );
+        self.done_valid = self.done.is_some();
+        let (dt, de) = self.done.unwrap_or((0, false));
+        d.set(d.input("m_dma_wr_done_valid"), u64::from(self.done_valid));
+        d.set(d.input("m_dma_wr_done_tag"), dt);
+        d.set(d.input("m_dma_wr_done_err"), u64::from(de));
+    }
+
+    fn observe(&mut self, d: &dyn PortDut, mem: &mut HostMemory) {
+        let o = |n: &str| d.get(d.output(n));
+        if self.done_valid {
+            self.done = None;
+        }
+        if self.rd_req_ready && o("m_dma_rd_req_valid") != 0 {
+            let (addr, len, tag) = (
+                o("m_dma_rd_req_addr"),
+                o("m_dma_rd_req_len") as usize,
+                o("m_dma_rd_req_tag"),
+            );
+            self.stats.reads += 1;
+            let n = len.div_ceil(8).max(1);
+            let bytes = if addr % 8 == 0 && len > 0 {
+                mem.read(addr, len).map(<[u8]>::to_vec)
+            } else {
+                None
+            };
+            let beats = match &bytes {
+                Some(b) => (0..n)
+                    .map(|k| {
+                        let mut w = [0u8; 8];
+                        let chunk = &b[8 * k..(8 * k + 8).min(len)];
+                        w[..chunk.len()].copy_from_slice(chunk);
+                        u64::from_le_bytes(w)
+                    })
+                    .collect(),
+                None => vec![0; n],
+            };
+            if bytes.is_none() {
+                self.stats.refused_reads += 1;
+            }
+            self.reads.push_back((tag, beats, bytes.is_none()));
+        }
+        if self.rd_data_valid && o("m_dma_rd_data_ready") != 0 {
+            self.stats.read_beats += 1;
+            self.beat += 1;
+            if self.reads.front().is_some_and(|r| self.beat == r.1.len()) {
+                self.reads.pop_front();
+                self.beat = 0;
+            }
+        }
+        if self.wr_data_ready && o("m_dma_wr_data_valid") != 0 {
+            self.stats.write_beats += 1;
+            let w = self.write.as_mut().expect("a write in progress");
+            let (data, keep) = (o("m_dma_wr_data"), o("m_dma_wr_data_keep"));
+            let bytes = data.to_le_bytes();
+            // Bytes are contiguous: keep is a run from bit 0.
+            let n = keep.trailing_ones() as usize;
+            if keep >> n != 0 || (w.bytes.len() % 8 != 0 && n > 0) {
+                w.bad = true;
+            }
+            w.bytes.extend_from_slice(&bytes[..n]);
+            if o("m_dma_wr_data_last") != 0 {
+                let w = self.write.take().expect("a write");
+                let ok = !w.bad
+                    && w.bytes.len() <= w.len
+                    && mem.locate(w.addr, w.len).is_some()
+                    && mem.write(w.addr, &w.bytes);
+                if !ok {
+                    self.stats.refused_writes += 1;
+                }
+                self.done = Some((w.tag, !ok));
+            }
+        }
+        if self.wr_req_ready && o("m_dma_wr_req_valid") != 0 {
+            self.stats.writes += 1;
+            let addr = o("m_dma_wr_req_addr");
+            self.write = Some(Write {
+                tag: o("m_dma_wr_req_tag"),
+                addr,
+                len: o("m_dma_wr_req_len") as usize,
+                bytes: Vec::new(),
+                bad: addr % 8 != 0,
+            });
+        }
+    }
+}
+
+/// The MAC side looped back: frames the NIC sends are queued and fed into its receive path.
+pub struct MacLoop {
+    rng: Rng,
+    /// Chance the loop holds `m_axis_tready` low for a cycle.
+    pub stall: f64,
+    /// Chance of an idle cycle on the receive side.
+    pub idle: f64,
+    queue: VecDeque<(u64, u8, bool)>,
+    current: Vec<u8>,
+    /// Every frame the NIC sent, in order.
+    pub sent: Vec<Vec<u8>>,
+    tready: bool,
+    tvalid: bool,
+}
+
+impl MacLoop {
+    pub fn new(seed: u64, stall: f64, idle: f64) -> Self {
+        MacLoop {
+            rng: Rng::new(seed),
+            stall,
+            idle,
+            queue: VecDeque::new(),
+            current: Vec::new(),
+            sent: Vec::new(),
+            tready: false,
+            tvalid: false,
+        }
+    }
+
+    fn drive(&mut self, d: &mut dyn PortDut) {
+        self.tready = !self.rng.chance(self.stall);
+        d.set(d.input("m_axis_tready"), u64::from(self.tready));
+        self.tvalid = !self.queue.is_empty() && !self.rng.chance(self.idle);
+        let (data, keep, last) = self.queue.front().copied().unwrap_or((0, 0, false));
+        d.set(d.input("s_axis_tvalid"), u64::from(self.tvalid));
+        d.set(d.input("s_axis_tdata"), data);
+        d.set(d.input("s_axis_tkeep"), u64::from(keep));
+        d.set(d.input("s_axis_tlast"), u64::from(last));
+        d.set(d.input("s_axis_tuser"), 0);
+    }
+
+    fn observe(&mut self, d: &dyn PortDut) {
+        let o = |n: &str| d.get(d.output(n));
+        if self.tvalid && o("s_axis_tready") != 0 {
+            self.queue.pop_front();
+        }
+        if self.tready && o("m_axis_tvalid") != 0 {
+            let (data, keep, last) = (
+                o("m_axis_tdata"),
+                o("m_axis_tkeep") as u8,
+                o("m_axis_tlast") != 0,
+            );
+            self.queue.push_back((data, keep, last));
+            let n = keep.count_ones() as usize;
+            self.current.extend_from_slice(&data.to_le_bytes()[..n]);
+            if last {
+                self.sent.push(std::mem::take(&mut self.current));
+            }
+        }
+    }
+}
+
+/// Everything around the NIC, run on every cycle.
+pub struct Surroundings {
+    pub mem: HostMemory,
+    pub dma: DmaServer,
+    pub mac: MacLoop,
+    irq: usize,
+    /// The interrupt line as of the last cycle.
+    pub irq_line: bool,
+    /// Rising edges of the interrupt line.
+    pub irq_edges: u64,
+}
+
+impl Env for Surroundings {
+    fn drive(&mut self, d: &mut dyn PortDut) {
+        self.dma.drive(d);
+        self.mac.drive(d);
+    }
+    fn observe(&mut self, d: &dyn PortDut) {
+        self.dma.observe(d, &mut self.mem);
+        self.mac.observe(d);
+        let line = d.get(self.irq) != 0;
+        if line && !self.irq_line {
+            self.irq_edges += 1;
+        }
+        self.irq_line = line;
+    }
+}
+
+/// How a simulated device runs.
+#[derive(Clone, Copy, Debug)]
+pub struct DeviceConfig {
+    /// rust-hdl and Verilator in lock-step (slow, compares every output), or Verilator alone.
+    pub lockstep: bool,
+    pub seed: u64,
+    /// Chance of a stall cycle on the DMA port, the CSR port and the MAC's transmit side.
+    pub stall: f64,
+    /// Chance of an idle cycle on the receive side.
+    pub idle: f64,
+}
+
+impl Default for DeviceConfig {
+    fn default() -> Self {
+        DeviceConfig {
+            lockstep: false,
+            seed: 1,
+            stall: 0.0,
+            idle: 0.0,
+        }
+    }
+}
+
+/// The simulated host interface.
+pub struct SimDevice {
+    pub dut: Box<dyn PortDut>,
+    pub env: Surroundings,
+    bus: AxilMaster,
+}
+
+/// What went wrong in the simulation.
+pub type SimError = BusError;
+
+impl SimDevice {
+    pub fn new(cfg: DeviceConfig) -> Result<Self, String> {
+        let mut dut: Box<dyn PortDut> = if cfg.lockstep {
+            Box::new(PortLockStep::new(HostNic::new(), "host_nic", cfg.seed)?)
+        } else {
+            Box::new(VerilatedPorts::of::<HostNic>("host_nic")?)
+        };
+        let bus = AxilMaster::new(dut.as_ref(), cfg.seed ^ 0xA5, cfg.stall);
+        let env = Surroundings {
+            mem: HostMemory::default(),
+            dma: DmaServer::new(cfg.seed ^ 0x5A, cfg.stall),
+            mac: MacLoop::new(cfg.seed ^ 0x33, cfg.stall, cfg.idle),
+            irq: dut.output("irq"),
+            irq_line: false,
+            irq_edges: 0,
+        };
+        let (reset, link) = (dut.input("reset"), dut.input("link_up"));
+        dut.set(link, 1);
+        dut.set(reset, 1);
+        let mut d = SimDevice { dut, env, bus };
+        for _ in 0..4 {
+            d.run(1).map_err(|e| e.to_string())?;
+        }
+        d.dut.set(reset, 0);
+        Ok(d)
+    }
+
+    /// Runs `cycles` clock cycles.
+    pub fn run(&mut self, cycles: u64) -> Result<(), Mismatch> {
+        for _ in 0..cycles {
+            crate::axil::cycle(self.dut.as_mut(), &mut self.env)?;
+        }
+        Ok(())
+    }
+
+    pub fn read32(&mut self, addr: u32) -> Result<u32, SimError> {
+        let (v, resp) = self.bus.read_env(self.dut.as_mut(), &mut self.env, addr)?;
+        if resp != 0 {
+            return Err(BusError::Response { addr, resp });
+        }
+        Ok(v)
+    }
+
+    pub fn write32(&mut self, addr: u32, v: u32) -> Result<(), SimError> {
+        let resp = self
+            .bus
+            .write_strb_env(self.dut.as_mut(), &mut self.env, addr, v, 0xF)?;
+        if resp != 0 {
+            return Err(BusError::Response { addr, resp });
+        }
+        Ok(())
+    }
+
+    pub fn cycles(&self) -> u64 {
+        self.dut.cycle()
+    }
+}

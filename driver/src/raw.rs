@@ -1,0 +1,354 @@
+//! Registers by name, rings, and the raw Ethernet queues over any [`Transport`].
+//!
+//! The raw queues are three rings of the register map's `raw` block: ring 0 transmits
+//! (`raw_tx_desc`), ring 1 holds receive buffers (`raw_rx_desc`), ring 2 takes the receive
+//! completions (`raw_cqe`, with a phase bit). Nothing the device writes is trusted: a
+//! consumer index outside what was posted, a completion for another ring slot, a length
+//! beyond its buffer or an unknown status is refused with an error that says what the device
+//! wrote, counted, and never used to address memory.
+
+use rnic_regmap::desc::{RAW_CQE, RAW_RX_DESC, RAW_TX_DESC};
+use rnic_regmap::regs;
+
+use crate::transport::{Budget, DmaRegion, Result, Transport, TransportError};
+
+/// A register's offset from its name: `block.NAME` or `block[queue].NAME`.
+pub fn reg_offset(name: &str) -> Result<u32> {
+    let bad = || {
+        TransportError(format!(
+            "no register {name} (write block.NAME or block[q].NAME)"
+        ))
+    };
+    let (block, reg) = name.split_once('.').ok_or_else(bad)?;
+    let (block, queue) = match block.split_once('[') {
+        Some((b, q)) => {
+            let q = q.strip_suffix(']').ok_or_else(bad)?;
+            (b, Some(q.parse::<u32>().map_err(|_| bad())?))
+        }
+        None => (block, None),
+    };
+    regs::offset(block, reg, queue).ok_or_else(bad)
+}
+
+fn off(block: &str, name: &str, q: Option<u32>) -> u32 {
+    regs::offset(block, name, q).unwrap_or_else(|| panic!("{block}.{name} is in the map"))
+}
+
+/// Refusals of what the device wrote.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct DeviceErrors {
+    pub bad_index: u64,
+    pub bad_completion: u64,
+}
+
+/// The host's view of one ring: where it is and the two indices.
+#[derive(Clone, Debug)]
+struct Ring {
+    ring: u32,
+    mem: DmaRegion,
+    log_size: u32,
+    prod: u16,
+    cons: u16,
+    entry: usize,
+}
+
+impl Ring {
+    fn size(&self) -> u16 {
+        1 << self.log_size
+    }
+    fn slot(&self, index: u16) -> usize {
+        usize::from(index & (self.size() - 1))
+    }
+    fn reg(&self, name: &str) -> u32 {
+        off("raw", name, Some(self.ring))
+    }
+}
+
+/// Settings of the raw queues.
+#[derive(Clone, Copy, Debug)]
+pub struct RawConfig {
+    /// log2 of the entries of each ring (1..=12).
+    pub log_size: u32,
+    /// Bytes per receive buffer (a multiple of 8, 64..=9216).
+    pub buf_len: usize,
+    /// Raise the interrupt for received frames (IRQ_ENABLE.RAW_RX and the ring's ARM).
+    pub interrupts: bool,
+}
+
+impl Default for RawConfig {
+    fn default() -> Self {
+        RawConfig {
+            log_size: 6,
+            buf_len: 2048,
+            interrupts: true,
+        }
+    }
+}
+
+/// A frame the device delivered.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Received {
+    pub frame: Vec<u8>,
+    /// The frame was longer than the buffer.
+    pub cut: bool,
+    /// The device could not write it (its DMA write was refused).
+    pub dma_error: bool,
+}
+
+/// The raw Ethernet queues of one device.
+pub struct RawQueues<T: Transport> {
+    pub t: T,
+    cfg: RawConfig,
+    tx: Ring,
+    rx: Ring,
+    cq: Ring,
+    tx_bufs: Vec<DmaRegion>,
+    rx_bufs: Vec<DmaRegion>,
+    pub errors: DeviceErrors,
+}
+
+const MAX_FRAME: usize = 9216;
+/// The shortest frame on the wire (without FCS).
+pub const MIN_FRAME: usize = 60;
+
+impl<T: Transport> RawQueues<T> {
+    /// Sets the rings up (disabled, programmed, enabled), posts every receive buffer and
+    /// enables the NIC.
+    pub fn new(mut t: T, cfg: RawConfig) -> Result<Self> {
+        if !(1..=12).contains(&cfg.log_size) {
+            return Err(TransportError(format!(
+                "ring size 2^{} out of 2^1..=2^12",
+                cfg.log_size
+            )));
+        }
+        if cfg.buf_len % 8 != 0 || !(64..=MAX_FRAME).contains(&cfg.buf_len) {
+            return Err(TransportError(format!(
+                "receive buffer of {} bytes: give a multiple of 8 in 64..=9216",
+                cfg.buf_len
+            )));
+        }
+        let magic = t.read32(off("id", "MAGIC", None))?;
+        if magic != regs::MAGIC {
+            return Err(TransportError(format!(
+                "ID.MAGIC reads {magic:#010x}, not {:#010x}: not an rnic device",
+                regs::MAGIC
+            )));
+        }
+        let n = 1usize << cfg.log_size;
+        let ring = |t: &mut T, r: u32, entry: usize| -> Result<Ring> {
+            Ok(Ring {
+                ring: r,
+                mem: t.alloc(n * entry)?,
+                log_size: cfg.log_size,
+                prod: 0,
+                cons: 0,
+                entry,
+            })
+        };
+        let tx = ring(&mut t, 0, usize::from(RAW_TX_DESC.size))?;
+        let rx = ring(&mut t, 1, usize::from(RAW_RX_DESC.size))?;
+        let cq = ring(&mut t, 2, usize::from(RAW_CQE.size))?;
+        let mut tx_bufs = Vec::with_capacity(n);
+        let mut rx_bufs = Vec::with_capacity(n);
+        for _ in 0..n {
+            tx_bufs.push(t.alloc(MAX_FRAME)?);
+            rx_bufs.push(t.alloc(cfg.buf_len)?);
+        }
+        let mut q = RawQueues {
+            t,
+            cfg,
+            tx,
+            rx,
+            cq,
+            tx_bufs,
+            rx_bufs,
+            errors: DeviceErrors::default(),
+        };
+        q.t.write32(off("ctrl", "CTRL", None), 0)?;
+        for r in [q.tx.clone(), q.rx.clone(), q.cq.clone()] {
+            q.t.write32(r.reg("SIZE"), 0)?;
+            q.t.write32(r.reg("BASE_LO"), r.mem.addr as u32)?;
+            q.t.write32(r.reg("BASE_HI"), (r.mem.addr >> 32) as u32)?;
+            q.t.write32(r.reg("PROD"), 0)?;
+            q.t.write32(r.reg("CONS"), 0)?;
+            let arm = if r.ring == 2 && cfg.interrupts {
+                1 << 9
+            } else {
+                0
+            };
+            q.t.write32(r.reg("SIZE"), cfg.log_size | 1 << 8 | arm)?;
+        }
+        let irq = if cfg.interrupts { 1 << 1 } else { 0 };
+        q.t.write32(off("ctrl", "IRQ_ENABLE", None), irq)?;
+        q.t.write32(off("ctrl", "CTRL", None), 1 << 1)?;
+        for slot in 0..n {
+            q.post_rx(slot)?;
+        }
+        q.t.write32(q.rx.reg("DOORBELL"), u32::from(q.rx.prod))?;
+        Ok(q)
+    }
+
+    fn post_rx(&mut self, slot: usize) -> Result<()> {
+        let mut d = [0u8; 16];
+        RAW_RX_DESC.set(&mut d, "ADDR", self.rx_bufs[slot].addr);
+        RAW_RX_DESC.set(&mut d, "BUF_LEN", self.cfg.buf_len as u64);
+        let at = self.rx.slot(self.rx.prod) * self.rx.entry;
+        self.t.write_mem(&self.rx.mem, at, &d)?;
+        self.rx.prod = self.rx.prod.wrapping_add(1);
+        Ok(())
+    }
+
+    /// Reads the device's transmit consumer index, refusing one outside what was posted.
+    fn refresh_tx_cons(&mut self) -> Result<()> {
+        let c = self.t.read32(self.tx.reg("CONS"))? as u16;
+        let done = c.wrapping_sub(self.tx.cons);
+        let posted = self.tx.prod.wrapping_sub(self.tx.cons);
+        if done > posted {
+            self.errors.bad_index += 1;
+            return Err(TransportError(format!(
+                "device wrote transmit CONS {c}, outside {}..={}",
+                self.tx.cons, self.tx.prod
+            )));
+        }
+        self.tx.cons = c;
+        Ok(())
+    }
+
+    /// Frames posted for transmission that the NIC has not yet taken.
+    pub fn tx_pending(&mut self) -> Result<u16> {
+        self.refresh_tx_cons()?;
+        Ok(self.tx.prod.wrapping_sub(self.tx.cons))
+    }
+
+    /// Queues `frame` (14..=9216 bytes; one under 60 bytes goes out zero-padded to 60, as a
+    /// MAC pads it); false if the ring is full.
+    pub fn send(&mut self, frame: &[u8]) -> Result<bool> {
+        if !(14..=MAX_FRAME).contains(&frame.len()) {
+            return Err(TransportError(format!(
+                "a frame of {} bytes: raw frames are 14..=9216 bytes",
+                frame.len()
+            )));
+        }
+        if self.tx.prod.wrapping_sub(self.tx.cons) == self.tx.size() {
+            self.refresh_tx_cons()?;
+            if self.tx.prod.wrapping_sub(self.tx.cons) == self.tx.size() {
+                return Ok(false);
+            }
+        }
+        let slot = self.tx.slot(self.tx.prod);
+        let buf = self.tx_bufs[slot];
+        let mut padded;
+        let frame = if frame.len() < MIN_FRAME {
+            padded = frame.to_vec();
+            padded.resize(MIN_FRAME, 0);
+            &padded[..]
+        } else {
+            frame
+        };
+        self.t.write_mem(&buf, 0, frame)?;
+        let mut d = [0u8; 16];
+        RAW_TX_DESC.set(&mut d, "ADDR", buf.addr);
+        RAW_TX_DESC.set(&mut d, "LEN", frame.len() as u64);
+        self.t.write_mem(&self.tx.mem, slot * self.tx.entry, &d)?;
+        self.tx.prod = self.tx.prod.wrapping_add(1);
+        self.t
+            .write32(self.tx.reg("DOORBELL"), u32::from(self.tx.prod))?;
+        Ok(true)
+    }
+
+    /// The next received frame, if the device has completed one.
+    pub fn recv(&mut self) -> Result<Option<Received>> {
+        let slot = self.cq.slot(self.cq.cons);
+        let mut e = [0u8; 16];
+        self.t
+            .read_mem(&self.cq.mem, slot * self.cq.entry, &mut e)?;
+        // The entry is new when its phase is this pass's: 1 on the first pass, then alternating.
+        let pass = (self.cq.cons >> self.cq.log_size) & 1;
+        let want_phase = u64::from(pass == 0);
+        if RAW_CQE.get(&e, "PHASE") != Some(want_phase) {
+            return Ok(None);
+        }
+        let len = RAW_CQE.get(&e, "LEN").unwrap_or(0) as usize;
+        let status = RAW_CQE.get(&e, "STATUS").unwrap_or(0);
+        let index = RAW_CQE.get(&e, "RING_INDEX").unwrap_or(0) as u16;
+        if index != self.rx.cons || len > self.cfg.buf_len || status > 2 {
+            self.errors.bad_completion += 1;
+            return Err(TransportError(format!(
+                "device wrote completion {} (ring index {index}, length {len}, status {status}); expected ring index {} and at most {} bytes",
+                self.cq.cons, self.rx.cons, self.cfg.buf_len
+            )));
+        }
+        let rslot = self.rx.slot(self.rx.cons);
+        let mut frame = vec![0u8; len];
+        self.t.read_mem(&self.rx_bufs[rslot], 0, &mut frame)?;
+        self.cq.cons = self.cq.cons.wrapping_add(1);
+        self.rx.cons = self.rx.cons.wrapping_add(1);
+        // Give the buffer back, and the completion entry.
+        self.post_rx(rslot)?;
+        self.t
+            .write32(self.rx.reg("DOORBELL"), u32::from(self.rx.prod))?;
+        self.t
+            .write32(self.cq.reg("DOORBELL"), u32::from(self.cq.cons))?;
+        Ok(Some(Received {
+            frame,
+            cut: status == 1,
+            dma_error: status == 2,
+        }))
+    }
+
+    /// Arms the completion ring: the next completion raises the interrupt.
+    pub fn arm(&mut self) -> Result<()> {
+        let size = self.cfg.log_size | 1 << 8 | 1 << 9;
+        self.t.write32(self.cq.reg("SIZE"), size)
+    }
+
+    /// Pending interrupt causes, cleared.
+    pub fn take_irq_status(&mut self) -> Result<u32> {
+        let at = off("ctrl", "IRQ_STATUS", None);
+        let v = self.t.read32(at)?;
+        self.t.write32(at, v)?;
+        Ok(v)
+    }
+
+    /// Lets the device run (a simulated one) or waits for it (real hardware).
+    pub fn wait(&mut self, budget: Budget) -> Result<bool> {
+        self.t.wait(budget)
+    }
+
+    /// Every register of the map, by name, read from the device.
+    pub fn dump(&mut self) -> Result<Vec<(String, u32)>> {
+        dump(&mut self.t)
+    }
+}
+
+/// Every register of the map that the device's ID block says it has, by name.
+pub fn dump(t: &mut dyn Transport) -> Result<Vec<(String, u32)>> {
+    let magic = t.read32(off("id", "MAGIC", None))?;
+    if magic != regs::MAGIC {
+        return Err(TransportError(format!(
+            "ID.MAGIC reads {magic:#010x}, not {:#010x}: not an rnic device",
+            regs::MAGIC
+        )));
+    }
+    let build = regs::Build {
+        features: t.read32(off("id", "FEATURES", None))?,
+        qps: t.read32(off("id", "NUM_QPS", None))?,
+        mrs: t.read32(off("id", "NUM_MRS", None))?,
+        cqs: t.read32(off("id", "NUM_CQS", None))?,
+        clock_khz: t.read32(off("id", "CLOCK_KHZ", None))?,
+        git_hash: t.read32(off("id", "GIT_HASH", None))?,
+        build_date: t.read32(off("id", "BUILD_DATE", None))?,
+    };
+    let mut out = Vec::new();
+    for (addr, b, q, r) in build.registers() {
+        if r.access == regs::Access::Wo {
+            continue;
+        }
+        let name = match q {
+            Some(q) => format!("{}[{q}].{}", b.name, r.name),
+            None => format!("{}.{}", b.name, r.name),
+        };
+        out.push((name, t.read32(addr)?));
+    }
+    Ok(out)
+}
