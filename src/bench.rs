@@ -44,6 +44,8 @@ pub enum What {
     /// Two model NICs (rnic-transport) on one netsim cable: 64 KiB RDMA WRITEs at path MTU
     /// 1024, lossless and with 1 % loss; simulated frames and messages per wall second.
     Transport,
+    /// The raw Ethernet path under Verilator: driver rings, DMA, loopback at 64 and 1514 bytes.
+    Raw,
 }
 
 pub fn run(args: &BenchArgs) -> Result<ExitCode> {
@@ -58,6 +60,9 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode> {
     }
     if matches!(args.what, What::All | What::Net) {
         rnic_netsim::cli::bench_net()?;
+    }
+    if matches!(args.what, What::All | What::Raw) {
+        crate::raw_cli::bench_raw()?;
     }
     if matches!(args.what, What::All | What::Transport) {
         bench_transport(args.messages, args.rounds.min(3))?;

@@ -5,6 +5,7 @@ pub mod fpga;
 pub mod interop_cli;
 pub mod packet_cli;
 pub mod qemu_cli;
+pub mod raw_cli;
 pub mod regs_cli;
 pub mod replay_cli;
 pub mod sim;

@@ -54,6 +54,11 @@ enum SimCmd {
     /// Run a capture through the hardware receive parser and transmit builder under Verilator
     /// (receive then transmit); write the rebuilt frames to a pcap.
     Loopback(rnic::packet_cli::SimLoopbackArgs),
+    /// Send a capture's frames through the raw transmit ring of the simulated host interface
+    /// (Verilator), loop them back through the receive parser to the raw receive ring, and
+    /// write what the driver received. Last line `frames=N sent=N received=N identical=N`;
+    /// exit 0 when every frame came back identical (one under 60 bytes zero-padded to 60).
+    Raw(rnic::raw_cli::SimRawArgs),
     /// Packet-level network scenario with DCQCN senders, an ECN-marking switch and CNPs.
     Net(rnic_netsim::cli::NetArgs),
     /// Apply a timed list of events to one DCQCN reaction point; print its state as CSV.
@@ -106,6 +111,7 @@ fn main() -> ExitCode {
         Cmd::Sim(SimCmd::Icrc(args)) => rnic::sim::run(&args),
         Cmd::Sim(SimCmd::Rx(args)) => rnic::packet_cli::run_sim_rx(&args),
         Cmd::Sim(SimCmd::Loopback(args)) => rnic::packet_cli::run_sim_loopback(&args),
+        Cmd::Sim(SimCmd::Raw(args)) => rnic::raw_cli::run_sim_raw(&args),
         Cmd::Gen(args) => rnic::packet_cli::run_gen(&args),
         Cmd::Build(args) => rnic::fpga::run_build(&args),
         Cmd::Flash(args) => rnic::fpga::run_flash(&args),

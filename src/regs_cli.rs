@@ -23,6 +23,13 @@ enum RegsCmd {
         #[arg(long)]
         out: Option<PathBuf>,
     },
+    /// Every register by name with its value: of the simulated device (Verilator), or of a
+    /// VFIO device.
+    Dump {
+        /// PCI address of a device bound to vfio-pci (e.g. 0000:00:04.0).
+        #[arg(long, value_name = "BDF")]
+        vfio: Option<String>,
+    },
 }
 
 #[derive(ValueEnum, Clone, Copy, Debug)]
@@ -48,5 +55,6 @@ pub fn run(a: &RegsArgs) -> Result<ExitCode> {
             }
             Ok(ExitCode::SUCCESS)
         }
+        RegsCmd::Dump { vfio } => crate::raw_cli::run_dump(vfio.as_deref()),
     }
 }

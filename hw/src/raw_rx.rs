@@ -92,6 +92,7 @@ pub struct RawRx {
     written: DFF<Bits<16>>,
     cut: DFF<Bit>,
     wr_err: DFF<Bit>,
+    done_seen: DFF<Bit>,
 
     rx_avail: Signal<Local, Bits<16>>,
     rx_size32: Signal<Local, Bits<32>>,
@@ -200,6 +201,7 @@ impl Default for RawRx {
             written: Default::default(),
             cut: Default::default(),
             wr_err: Default::default(),
+            done_seen: Default::default(),
             rx_avail: Default::default(),
             rx_size32: Default::default(),
             rx_mask: Default::default(),
@@ -249,7 +251,7 @@ impl Logic for RawRx {
     fn update(&mut self) {
         dff_setup!(
             self, clock, dropping, in_frame, state, beat, err, buf_addr, buf_len, written, cut,
-            wr_err
+            wr_err, done_seen
         );
         self.fifo.clock.next = self.clock.val();
         self.fifo.reset.next = self.reset.val();
@@ -440,11 +442,8 @@ impl Logic for RawRx {
                 self.state.d.next = self.k_wait_data.val();
             }
         } else if self.state.q.val() == self.k_wait_data.val() {
-            if self.wr_done_valid.val() {
-                if self.wr_done_err.val() {
-                    self.wr_err.d.next = true;
-                    self.ev_dma_write_error.next = true;
-                }
+            if self.done_seen.q.val() {
+                self.done_seen.d.next = false;
                 self.state.d.next = self.k_req_cqe.val();
             }
         } else if self.state.q.val() == self.k_req_cqe.val() {
@@ -472,10 +471,8 @@ impl Logic for RawRx {
             if self.wr_data_ready.val() {
                 self.state.d.next = self.k_wait_cqe.val();
             }
-        } else if (self.state.q.val() == self.k_wait_cqe.val()) & self.wr_done_valid.val() {
-            if self.wr_done_err.val() {
-                self.ev_dma_write_error.next = true;
-            }
+        } else if (self.state.q.val() == self.k_wait_cqe.val()) & self.done_seen.q.val() {
+            self.done_seen.d.next = false;
             self.rx_cons_load.next = true;
             self.cq_prod_load.next = true;
             self.ev_frame.next = true;
@@ -486,7 +483,17 @@ impl Logic for RawRx {
             self.state.d.next = self.k_idle.val();
         }
 
+        // A write's done may come while the rest of a cut frame drains: kept until waited for.
+        if self.wr_done_valid.val() {
+            self.done_seen.d.next = true;
+            if self.wr_done_err.val() {
+                self.wr_err.d.next = true;
+                self.ev_dma_write_error.next = true;
+            }
+        }
+
         if self.reset.val() {
+            self.done_seen.d.next = false;
             self.state.d.next = self.k_idle.val();
             self.dropping.d.next = false;
             self.in_frame.d.next = false;

@@ -113,6 +113,87 @@ hdl_ports!(rnic_hw::host_nic::HostNic {
     ],
 });
 
+/// The port indices the surroundings use, resolved once.
+struct Pins {
+    m_axis_tready: usize,
+    m_dma_rd_data: usize,
+    m_dma_rd_data_err: usize,
+    m_dma_rd_data_last: usize,
+    m_dma_rd_data_tag: usize,
+    m_dma_rd_data_valid: usize,
+    m_dma_rd_req_ready: usize,
+    m_dma_wr_data_ready: usize,
+    m_dma_wr_done_err: usize,
+    m_dma_wr_done_tag: usize,
+    m_dma_wr_done_valid: usize,
+    m_dma_wr_req_ready: usize,
+    s_axis_tdata: usize,
+    s_axis_tkeep: usize,
+    s_axis_tlast: usize,
+    s_axis_tuser: usize,
+    s_axis_tvalid: usize,
+    o_m_axis_tdata: usize,
+    o_m_axis_tkeep: usize,
+    o_m_axis_tlast: usize,
+    o_m_axis_tvalid: usize,
+    o_m_dma_rd_data_ready: usize,
+    o_m_dma_rd_req_addr: usize,
+    o_m_dma_rd_req_len: usize,
+    o_m_dma_rd_req_tag: usize,
+    o_m_dma_rd_req_valid: usize,
+    o_m_dma_wr_data: usize,
+    o_m_dma_wr_data_keep: usize,
+    o_m_dma_wr_data_last: usize,
+    o_m_dma_wr_data_valid: usize,
+    o_m_dma_wr_req_addr: usize,
+    o_m_dma_wr_req_len: usize,
+    o_m_dma_wr_req_tag: usize,
+    o_m_dma_wr_req_valid: usize,
+    o_s_axis_tready: usize,
+}
+
+impl Pins {
+    fn new(d: &dyn PortDut) -> Self {
+        Pins {
+            m_axis_tready: d.input("m_axis_tready"),
+            m_dma_rd_data: d.input("m_dma_rd_data"),
+            m_dma_rd_data_err: d.input("m_dma_rd_data_err"),
+            m_dma_rd_data_last: d.input("m_dma_rd_data_last"),
+            m_dma_rd_data_tag: d.input("m_dma_rd_data_tag"),
+            m_dma_rd_data_valid: d.input("m_dma_rd_data_valid"),
+            m_dma_rd_req_ready: d.input("m_dma_rd_req_ready"),
+            m_dma_wr_data_ready: d.input("m_dma_wr_data_ready"),
+            m_dma_wr_done_err: d.input("m_dma_wr_done_err"),
+            m_dma_wr_done_tag: d.input("m_dma_wr_done_tag"),
+            m_dma_wr_done_valid: d.input("m_dma_wr_done_valid"),
+            m_dma_wr_req_ready: d.input("m_dma_wr_req_ready"),
+            s_axis_tdata: d.input("s_axis_tdata"),
+            s_axis_tkeep: d.input("s_axis_tkeep"),
+            s_axis_tlast: d.input("s_axis_tlast"),
+            s_axis_tuser: d.input("s_axis_tuser"),
+            s_axis_tvalid: d.input("s_axis_tvalid"),
+            o_m_axis_tdata: d.output("m_axis_tdata"),
+            o_m_axis_tkeep: d.output("m_axis_tkeep"),
+            o_m_axis_tlast: d.output("m_axis_tlast"),
+            o_m_axis_tvalid: d.output("m_axis_tvalid"),
+            o_m_dma_rd_data_ready: d.output("m_dma_rd_data_ready"),
+            o_m_dma_rd_req_addr: d.output("m_dma_rd_req_addr"),
+            o_m_dma_rd_req_len: d.output("m_dma_rd_req_len"),
+            o_m_dma_rd_req_tag: d.output("m_dma_rd_req_tag"),
+            o_m_dma_rd_req_valid: d.output("m_dma_rd_req_valid"),
+            o_m_dma_wr_data: d.output("m_dma_wr_data"),
+            o_m_dma_wr_data_keep: d.output("m_dma_wr_data_keep"),
+            o_m_dma_wr_data_last: d.output("m_dma_wr_data_last"),
+            o_m_dma_wr_data_valid: d.output("m_dma_wr_data_valid"),
+            o_m_dma_wr_req_addr: d.output("m_dma_wr_req_addr"),
+            o_m_dma_wr_req_len: d.output("m_dma_wr_req_len"),
+            o_m_dma_wr_req_tag: d.output("m_dma_wr_req_tag"),
+            o_m_dma_wr_req_valid: d.output("m_dma_wr_req_valid"),
+            o_s_axis_tready: d.output("s_axis_tready"),
+        }
+    }
+}
+
 /// Where the first buffer is mapped, and the unmapped gap after every buffer.
 const FIRST: u64 = 0x1_0000_0000;
 const GAP: u64 = 0x1_0000;
@@ -220,9 +301,9 @@ impl DmaServer {
         !self.rng.chance(self.stall)
     }
 
-    fn drive(&mut self, d: &mut dyn PortDut) {
+    fn drive(&mut self, d: &mut dyn PortDut, p: &Pins) {
         self.rd_req_ready = self.reads.len() < 4 && self.go();
-        d.set(d.input("m_dma_rd_req_ready"), u64::from(self.rd_req_ready));
+        d.set(p.m_dma_rd_req_ready, u64::from(self.rd_req_ready));
         self.rd_data_valid = false;
         let (mut data, mut last, mut err, mut tag) = (0, false, false, 0);
         let go = self.go();
@@ -233,38 +314,31 @@ impl DmaServer {
             err = *e;
             tag = *t;
         }
-        d.set(
-            d.input("m_dma_rd_data_valid"),
-            u64::from(self.rd_data_valid),
-        );
-        d.set(d.input("m_dma_rd_data"), data);
-        d.set(d.input("m_dma_rd_data_last"), u64::from(last));
-        d.set(d.input("m_dma_rd_data_err"), u64::from(err));
-        d.set(d.input("m_dma_rd_data_tag"), tag);
+        d.set(p.m_dma_rd_data_valid, u64::from(self.rd_data_valid));
+        d.set(p.m_dma_rd_data, data);
+        d.set(p.m_dma_rd_data_last, u64::from(last));
+        d.set(p.m_dma_rd_data_err, u64::from(err));
+        d.set(p.m_dma_rd_data_tag, tag);
         self.wr_req_ready = self.write.is_none() && self.done.is_none() && self.go();
-        d.set(d.input("m_dma_wr_req_ready"), u64::from(self.wr_req_ready));
+        d.set(p.m_dma_wr_req_ready, u64::from(self.wr_req_ready));
         self.wr_data_ready = self.write.is_some() && self.go();
-        d.set(
-            d.input("m_dma_wr_data_ready"),
-            u64::from(self.wr_data_ready),
-        );
+        d.set(p.m_dma_wr_data_ready, u64::from(self.wr_data_ready));
         self.done_valid = self.done.is_some();
         let (dt, de) = self.done.unwrap_or((0, false));
-        d.set(d.input("m_dma_wr_done_valid"), u64::from(self.done_valid));
-        d.set(d.input("m_dma_wr_done_tag"), dt);
-        d.set(d.input("m_dma_wr_done_err"), u64::from(de));
+        d.set(p.m_dma_wr_done_valid, u64::from(self.done_valid));
+        d.set(p.m_dma_wr_done_tag, dt);
+        d.set(p.m_dma_wr_done_err, u64::from(de));
     }
 
-    fn observe(&mut self, d: &dyn PortDut, mem: &mut HostMemory) {
-        let o = |n: &str| d.get(d.output(n));
+    fn observe(&mut self, d: &dyn PortDut, p: &Pins, mem: &mut HostMemory) {
         if self.done_valid {
             self.done = None;
         }
-        if self.rd_req_ready && o("m_dma_rd_req_valid") != 0 {
+        if self.rd_req_ready && d.get(p.o_m_dma_rd_req_valid) != 0 {
             let (addr, len, tag) = (
-                o("m_dma_rd_req_addr"),
-                o("m_dma_rd_req_len") as usize,
-                o("m_dma_rd_req_tag"),
+                d.get(p.o_m_dma_rd_req_addr),
+                d.get(p.o_m_dma_rd_req_len) as usize,
+                d.get(p.o_m_dma_rd_req_tag),
             );
             self.stats.reads += 1;
             let n = len.div_ceil(8).max(1);
@@ -289,7 +363,7 @@ impl DmaServer {
             }
             self.reads.push_back((tag, beats, bytes.is_none()));
         }
-        if self.rd_data_valid && o("m_dma_rd_data_ready") != 0 {
+        if self.rd_data_valid && d.get(p.o_m_dma_rd_data_ready) != 0 {
             self.stats.read_beats += 1;
             self.beat += 1;
             if self.reads.front().is_some_and(|r| self.beat == r.1.len()) {
@@ -297,10 +371,10 @@ impl DmaServer {
                 self.beat = 0;
             }
         }
-        if self.wr_data_ready && o("m_dma_wr_data_valid") != 0 {
+        if self.wr_data_ready && d.get(p.o_m_dma_wr_data_valid) != 0 {
             self.stats.write_beats += 1;
             let w = self.write.as_mut().expect("a write in progress");
-            let (data, keep) = (o("m_dma_wr_data"), o("m_dma_wr_data_keep"));
+            let (data, keep) = (d.get(p.o_m_dma_wr_data), d.get(p.o_m_dma_wr_data_keep));
             let bytes = data.to_le_bytes();
             // Bytes are contiguous: keep is a run from bit 0.
             let n = keep.trailing_ones() as usize;
@@ -308,7 +382,7 @@ impl DmaServer {
                 w.bad = true;
             }
             w.bytes.extend_from_slice(&bytes[..n]);
-            if o("m_dma_wr_data_last") != 0 {
+            if d.get(p.o_m_dma_wr_data_last) != 0 {
                 let w = self.write.take().expect("a write");
                 let ok = !w.bad
                     && w.bytes.len() <= w.len
@@ -320,13 +394,13 @@ impl DmaServer {
                 self.done = Some((w.tag, !ok));
             }
         }
-        if self.wr_req_ready && o("m_dma_wr_req_valid") != 0 {
+        if self.wr_req_ready && d.get(p.o_m_dma_wr_req_valid) != 0 {
             self.stats.writes += 1;
-            let addr = o("m_dma_wr_req_addr");
+            let addr = d.get(p.o_m_dma_wr_req_addr);
             self.write = Some(Write {
-                tag: o("m_dma_wr_req_tag"),
+                tag: d.get(p.o_m_dma_wr_req_tag),
                 addr,
-                len: o("m_dma_wr_req_len") as usize,
+                len: d.get(p.o_m_dma_wr_req_len) as usize,
                 bytes: Vec::new(),
                 bad: addr % 8 != 0,
             });
@@ -363,28 +437,27 @@ impl MacLoop {
         }
     }
 
-    fn drive(&mut self, d: &mut dyn PortDut) {
+    fn drive(&mut self, d: &mut dyn PortDut, p: &Pins) {
         self.tready = !self.rng.chance(self.stall);
-        d.set(d.input("m_axis_tready"), u64::from(self.tready));
+        d.set(p.m_axis_tready, u64::from(self.tready));
         self.tvalid = !self.queue.is_empty() && !self.rng.chance(self.idle);
         let (data, keep, last) = self.queue.front().copied().unwrap_or((0, 0, false));
-        d.set(d.input("s_axis_tvalid"), u64::from(self.tvalid));
-        d.set(d.input("s_axis_tdata"), data);
-        d.set(d.input("s_axis_tkeep"), u64::from(keep));
-        d.set(d.input("s_axis_tlast"), u64::from(last));
-        d.set(d.input("s_axis_tuser"), 0);
+        d.set(p.s_axis_tvalid, u64::from(self.tvalid));
+        d.set(p.s_axis_tdata, data);
+        d.set(p.s_axis_tkeep, u64::from(keep));
+        d.set(p.s_axis_tlast, u64::from(last));
+        d.set(p.s_axis_tuser, 0);
     }
 
-    fn observe(&mut self, d: &dyn PortDut) {
-        let o = |n: &str| d.get(d.output(n));
-        if self.tvalid && o("s_axis_tready") != 0 {
+    fn observe(&mut self, d: &dyn PortDut, p: &Pins) {
+        if self.tvalid && d.get(p.o_s_axis_tready) != 0 {
             self.queue.pop_front();
         }
-        if self.tready && o("m_axis_tvalid") != 0 {
+        if self.tready && d.get(p.o_m_axis_tvalid) != 0 {
             let (data, keep, last) = (
-                o("m_axis_tdata"),
-                o("m_axis_tkeep") as u8,
-                o("m_axis_tlast") != 0,
+                d.get(p.o_m_axis_tdata),
+                d.get(p.o_m_axis_tkeep) as u8,
+                d.get(p.o_m_axis_tlast) != 0,
             );
             self.queue.push_back((data, keep, last));
             let n = keep.count_ones() as usize;
@@ -402,6 +475,7 @@ pub struct Surroundings {
     pub dma: DmaServer,
     pub mac: MacLoop,
     irq: usize,
+    pins: Pins,
     /// The interrupt line as of the last cycle.
     pub irq_line: bool,
     /// Rising edges of the interrupt line.
@@ -410,12 +484,12 @@ pub struct Surroundings {
 
 impl Env for Surroundings {
     fn drive(&mut self, d: &mut dyn PortDut) {
-        self.dma.drive(d);
-        self.mac.drive(d);
+        self.dma.drive(d, &self.pins);
+        self.mac.drive(d, &self.pins);
     }
     fn observe(&mut self, d: &dyn PortDut) {
-        self.dma.observe(d, &mut self.mem);
-        self.mac.observe(d);
+        self.dma.observe(d, &self.pins, &mut self.mem);
+        self.mac.observe(d, &self.pins);
         let line = d.get(self.irq) != 0;
         if line && !self.irq_line {
             self.irq_edges += 1;
@@ -470,6 +544,7 @@ impl SimDevice {
             dma: DmaServer::new(cfg.seed ^ 0x5A, cfg.stall),
             mac: MacLoop::new(cfg.seed ^ 0x33, cfg.stall, cfg.idle),
             irq: dut.output("irq"),
+            pins: Pins::new(dut.as_ref()),
             irq_line: false,
             irq_edges: 0,
         };
