@@ -76,7 +76,12 @@ fn roce_frames_go_to_the_transport_and_the_run_says_so() {
     assert_eq!(roce.len(), 5);
     let (input, output) = (tmp("sim_raw", "roce.pcap"), tmp("sim_raw", "roce_out.pcap"));
     pcap::write_file(&input, roce.iter().map(|r| (r.ts_ns, &r.data[..]))).unwrap();
-    let o = rnic(&["sim", "raw", input.to_str().unwrap(), output.to_str().unwrap()]);
+    let o = rnic(&[
+        "sim",
+        "raw",
+        input.to_str().unwrap(),
+        output.to_str().unwrap(),
+    ]);
     assert_eq!(o.status.code(), Some(1), "{}", stdout(&o));
     assert_eq!(last_line(&o), "frames=5 sent=5 received=0 identical=0");
     assert!(String::from_utf8_lossy(&o.stderr).contains("counters.RX_ACCEPTED=5"));
@@ -111,7 +116,10 @@ fn regs_dump_names_every_register_of_the_simulated_device() {
     let o = rnic(&["regs", "dump"]);
     assert_eq!(o.status.code(), Some(0));
     let text = stdout(&o);
-    assert!(text.lines().any(|l| l.starts_with("id.MAGIC") && l.ends_with("0x524e4943")));
+    assert!(
+        text.lines()
+            .any(|l| l.starts_with("id.MAGIC") && l.ends_with("0x524e4943"))
+    );
     assert!(text.lines().any(|l| l.starts_with("raw[2].SIZE")));
     assert!(text.lines().any(|l| l.starts_with("counters.RAW_RX_DROPS")));
 }

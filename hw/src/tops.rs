@@ -62,6 +62,11 @@ pub const TOPS: &[Top] = &[
         name: "axil_slave",
         verilog: || verilog_of(crate::axil_slave::AxilSlave::default()),
     },
+    // The DMA port's arbiter between two engines.
+    Top {
+        name: "dma_arbiter",
+        verilog: || verilog_of(crate::dma_arbiter::DmaArbiter::default()),
+    },
     // The host interface: CSR port and register file in front of the receive parser.
     Top {
         name: "host_nic",
