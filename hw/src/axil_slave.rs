@@ -46,6 +46,10 @@ pub struct AxilSlave {
     pub reg_wr_data: Signal<Out, Bits<32>>,
     /// The file decodes `reg_wr_addr`.
     pub reg_wr_hit: Signal<In, Bit>,
+    /// A read address taken this cycle (for block RAM behind the file, which must start its
+    /// read now to answer next cycle).
+    pub reg_rd_start: Signal<Out, Bit>,
+    pub reg_rd_start_addr: Signal<Out, Bits<ADDR_BITS>>,
     /// The address the file's read mux answers (registered).
     pub reg_rd_addr: Signal<Out, Bits<ADDR_BITS>>,
     pub reg_rd_data: Signal<In, Bits<32>>,
@@ -97,6 +101,8 @@ impl Default for AxilSlave {
             reg_wr_addr: Default::default(),
             reg_wr_data: Default::default(),
             reg_wr_hit: Default::default(),
+            reg_rd_start: Default::default(),
+            reg_rd_start_addr: Default::default(),
             reg_rd_addr: Default::default(),
             reg_rd_data: Default::default(),
             reg_rd_hit: Default::default(),
@@ -154,6 +160,8 @@ impl Logic for AxilSlave {
         self.take_r.next =
             self.s_axil_arvalid.val() & !self.rd_pending.q.val() & !self.rvalid.q.val();
         self.s_axil_arready.next = self.take_r.val();
+        self.reg_rd_start.next = self.take_r.val();
+        self.reg_rd_start_addr.next = self.s_axil_araddr.val();
         if self.take_r.val() {
             self.rd_addr.d.next = self.s_axil_araddr.val();
         }

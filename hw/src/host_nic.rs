@@ -14,7 +14,8 @@ use rust_hdl::prelude::*;
 use crate::axil_slave::{ADDR_BITS, AxilSlave};
 use crate::csr_file::CsrFile;
 use crate::dma_arbiter::DmaArbiter;
-use crate::host_regs::{HOST_BUILD, table};
+use crate::host_regs::{HOST_BUILD, LOG_QUEUES, queue_area, table};
+use crate::queue_mgr::QueueMgr;
 use crate::raw_rx::RawRx;
 use crate::raw_tx::RawTx;
 use crate::rx_parser::RxParser;
@@ -90,6 +91,23 @@ pub struct HostNic {
     dma: DmaArbiter,
     raw_tx: RawTx,
     raw_rx: RawRx,
+    sq: QueueMgr<6>,
+    rq: QueueMgr<6>,
+    cq: QueueMgr<6>,
+    sq_w: Signal<Local, Bit>,
+    rq_w: Signal<Local, Bit>,
+    cq_w: Signal<Local, Bit>,
+    sq_rs: Signal<Local, Bit>,
+    rq_rs: Signal<Local, Bit>,
+    cq_rs: Signal<Local, Bit>,
+    sq_r: Signal<Local, Bit>,
+    rq_r: Signal<Local, Bit>,
+    cq_r: Signal<Local, Bit>,
+    k_sq_area: Constant<Bits<13>>,
+    k_rq_area: Constant<Bits<13>>,
+    k_cq_area: Constant<Bits<13>>,
+    k_words: Constant<Bits<3>>,
+    k_zero_q: Constant<Bits<6>>,
     cnt_tx_frames: DFF<Bits<32>>,
     cnt_dma_rd_err: DFF<Bits<32>>,
     cnt_dma_wr_err: DFF<Bits<32>>,
@@ -122,6 +140,13 @@ pub struct HostNic {
 impl HostNic {
     pub fn new() -> Self {
         let entries = table(&HOST_BUILD).expect("the host register table");
+        assert_eq!(LOG_QUEUES, 6, "the queue managers are QueueMgr<6>");
+        let area = |b: &str| {
+            let (base, stride) = queue_area(b);
+            assert_eq!(stride, 32);
+            assert_eq!(base % (32 << LOG_QUEUES), 0, "{b}: queue area aligned");
+            Constant::new(bits::<13>(u64::from(base >> 11)))
+        };
         HostNic {
             clock: Default::default(),
             reset: Default::default(),
@@ -186,6 +211,23 @@ impl HostNic {
             dma: Default::default(),
             raw_tx: Default::default(),
             raw_rx: Default::default(),
+            sq: QueueMgr::new(false),
+            rq: QueueMgr::new(false),
+            cq: QueueMgr::new(true),
+            sq_w: Default::default(),
+            rq_w: Default::default(),
+            cq_w: Default::default(),
+            sq_rs: Default::default(),
+            rq_rs: Default::default(),
+            cq_rs: Default::default(),
+            sq_r: Default::default(),
+            rq_r: Default::default(),
+            cq_r: Default::default(),
+            k_sq_area: area("send_queues"),
+            k_rq_area: area("receive_queues"),
+            k_cq_area: area("completion_queues"),
+            k_words: Constant::new(bits::<3>(6)),
+            k_zero_q: Constant::new(bits::<6>(0)),
             cnt_tx_frames: Default::default(),
             cnt_dma_rd_err: Default::default(),
             cnt_dma_wr_err: Default::default(),
@@ -267,16 +309,102 @@ impl Logic for HostNic {
         self.csr.wr_en.next = self.axil.reg_wr_en.val();
         self.csr.wr_addr.next = self.axil.reg_wr_addr.val();
         self.csr.wr_data.next = self.axil.reg_wr_data.val();
-        self.axil.reg_wr_hit.next = self.csr.wr_hit.val();
         self.csr.rd_addr.next = self.axil.reg_rd_addr.val();
-        self.axil.reg_rd_data.next = self.csr.rd_data.val();
-        self.axil.reg_rd_hit.next = self.csr.rd_hit.val();
+
         self.store.next = self.csr.store.val();
+        self.dp_reset.next = self.reset.val() | self.store.val().get_bit(0);
+
+        // ---- The QP rings: queue areas decoded by address bits 23:11, queue 10:5, word 4:2
+        // (host_regs::queue_area); words 0..=5 exist.
+        self.sq_w.next = (self.axil.reg_wr_addr.val().get_bits::<13>(11) == self.k_sq_area.val())
+            & (self.axil.reg_wr_addr.val().get_bits::<3>(2) < self.k_words.val())
+            & (self.axil.reg_wr_addr.val().get_bits::<2>(0) == 0);
+        self.rq_w.next = (self.axil.reg_wr_addr.val().get_bits::<13>(11) == self.k_rq_area.val())
+            & (self.axil.reg_wr_addr.val().get_bits::<3>(2) < self.k_words.val())
+            & (self.axil.reg_wr_addr.val().get_bits::<2>(0) == 0);
+        self.cq_w.next = (self.axil.reg_wr_addr.val().get_bits::<13>(11) == self.k_cq_area.val())
+            & (self.axil.reg_wr_addr.val().get_bits::<3>(2) < self.k_words.val())
+            & (self.axil.reg_wr_addr.val().get_bits::<2>(0) == 0);
+        self.sq_rs.next = (self.axil.reg_rd_start_addr.val().get_bits::<13>(11)
+            == self.k_sq_area.val())
+            & self.axil.reg_rd_start.val();
+        self.rq_rs.next = (self.axil.reg_rd_start_addr.val().get_bits::<13>(11)
+            == self.k_rq_area.val())
+            & self.axil.reg_rd_start.val();
+        self.cq_rs.next = (self.axil.reg_rd_start_addr.val().get_bits::<13>(11)
+            == self.k_cq_area.val())
+            & self.axil.reg_rd_start.val();
+        self.sq_r.next = (self.axil.reg_rd_addr.val().get_bits::<13>(11) == self.k_sq_area.val())
+            & (self.axil.reg_rd_addr.val().get_bits::<3>(2) < self.k_words.val())
+            & (self.axil.reg_rd_addr.val().get_bits::<2>(0) == 0);
+        self.rq_r.next = (self.axil.reg_rd_addr.val().get_bits::<13>(11) == self.k_rq_area.val())
+            & (self.axil.reg_rd_addr.val().get_bits::<3>(2) < self.k_words.val())
+            & (self.axil.reg_rd_addr.val().get_bits::<2>(0) == 0);
+        self.cq_r.next = (self.axil.reg_rd_addr.val().get_bits::<13>(11) == self.k_cq_area.val())
+            & (self.axil.reg_rd_addr.val().get_bits::<3>(2) < self.k_words.val())
+            & (self.axil.reg_rd_addr.val().get_bits::<2>(0) == 0);
+        self.sq.clock.next = self.clock.val();
+        self.rq.clock.next = self.clock.val();
+        self.cq.clock.next = self.clock.val();
+        self.sq.reset.next = self.dp_reset.val();
+        self.rq.reset.next = self.dp_reset.val();
+        self.cq.reset.next = self.dp_reset.val();
+        self.sq.wr_en.next = self.axil.reg_wr_en.val() & self.sq_w.val();
+        self.rq.wr_en.next = self.axil.reg_wr_en.val() & self.rq_w.val();
+        self.cq.wr_en.next = self.axil.reg_wr_en.val() & self.cq_w.val();
+        self.sq.wr_queue.next = self.axil.reg_wr_addr.val().get_bits::<6>(5);
+        self.rq.wr_queue.next = self.axil.reg_wr_addr.val().get_bits::<6>(5);
+        self.cq.wr_queue.next = self.axil.reg_wr_addr.val().get_bits::<6>(5);
+        self.sq.wr_word.next = self.axil.reg_wr_addr.val().get_bits::<3>(2);
+        self.rq.wr_word.next = self.axil.reg_wr_addr.val().get_bits::<3>(2);
+        self.cq.wr_word.next = self.axil.reg_wr_addr.val().get_bits::<3>(2);
+        self.sq.wr_data.next = self.axil.reg_wr_data.val();
+        self.rq.wr_data.next = self.axil.reg_wr_data.val();
+        self.cq.wr_data.next = self.axil.reg_wr_data.val();
+        self.sq.rd_start.next = self.sq_rs.val();
+        self.rq.rd_start.next = self.rq_rs.val();
+        self.cq.rd_start.next = self.cq_rs.val();
+        self.sq.rd_queue.next = self.axil.reg_rd_start_addr.val().get_bits::<6>(5);
+        self.rq.rd_queue.next = self.axil.reg_rd_start_addr.val().get_bits::<6>(5);
+        self.cq.rd_queue.next = self.axil.reg_rd_start_addr.val().get_bits::<6>(5);
+        self.sq.rd_word.next = self.axil.reg_rd_start_addr.val().get_bits::<3>(2);
+        self.rq.rd_word.next = self.axil.reg_rd_start_addr.val().get_bits::<3>(2);
+        self.cq.rd_word.next = self.axil.reg_rd_start_addr.val().get_bits::<3>(2);
+        // The engines that look up and commit these rings come with the transport.
+        self.sq.look_valid.next = false;
+        self.rq.look_valid.next = false;
+        self.cq.look_valid.next = false;
+        self.sq.look_queue.next = self.k_zero_q.val();
+        self.rq.look_queue.next = self.k_zero_q.val();
+        self.cq.look_queue.next = self.k_zero_q.val();
+        self.sq.commit_valid.next = false;
+        self.rq.commit_valid.next = false;
+        self.cq.commit_valid.next = false;
+        self.sq.commit_queue.next = self.k_zero_q.val();
+        self.rq.commit_queue.next = self.k_zero_q.val();
+        self.cq.commit_queue.next = self.k_zero_q.val();
+        self.sq.commit_index.next = self.k_zero16.val();
+        self.rq.commit_index.next = self.k_zero16.val();
+        self.cq.commit_index.next = self.k_zero16.val();
+
+        self.axil.reg_wr_hit.next =
+            self.csr.wr_hit.val() | self.sq_w.val() | self.rq_w.val() | self.cq_w.val();
+        self.axil.reg_rd_data.next = self.csr.rd_data.val();
+        self.axil.reg_rd_hit.next =
+            self.csr.rd_hit.val() | self.sq_r.val() | self.rq_r.val() | self.cq_r.val();
+        if self.sq_r.val() {
+            self.axil.reg_rd_data.next = self.sq.rd_data.val();
+        }
+        if self.rq_r.val() {
+            self.axil.reg_rd_data.next = self.rq.rd_data.val();
+        }
+        if self.cq_r.val() {
+            self.axil.reg_rd_data.next = self.cq.rd_data.val();
+        }
 
         // Storage words (host_regs::SL_*): CTRL 0 (RESET bit 0, ENABLE bit 1), IRQ_ENABLE 1,
         // IRQ_STATUS 2; raw ring r at 6 + 5 r: BASE_LO, BASE_HI, SIZE (LOG_SIZE 4:0, ENABLE
         // 8, ARM 9), PROD, CONS.
-        self.dp_reset.next = self.reset.val() | self.store.val().get_bit(0);
         self.enabled.next = self.store.val().get_bit(1);
         self.rx.reset.next = self.dp_reset.val();
         self.dma.reset.next = self.dp_reset.val();

@@ -22,6 +22,7 @@ pub mod icrc_engine;
 pub mod mac_rx;
 pub mod mac_tx;
 pub mod packet_loopback;
+pub mod queue_mgr;
 pub mod raw_rx;
 pub mod raw_tx;
 pub mod reset_sync;

@@ -67,6 +67,11 @@ pub const TOPS: &[Top] = &[
         name: "dma_arbiter",
         verilog: || verilog_of(crate::dma_arbiter::DmaArbiter::default()),
     },
+    // A queue manager of 16 work rings (the NIC commits the consumer index).
+    Top {
+        name: "queue_mgr",
+        verilog: || verilog_of(crate::queue_mgr::QueueMgr::<4>::new(false)),
+    },
     // The host interface: CSR port and register file in front of the receive parser.
     Top {
         name: "host_nic",

@@ -187,6 +187,17 @@ hdl_ports!(rnic_hw::dma_arbiter::DmaArbiter {
     ],
 });
 
+hdl_ports!(rnic_hw::queue_mgr::QueueMgr<4> {
+    inputs: [
+        reset, wr_en, wr_queue, wr_word, wr_data, rd_start, rd_queue, rd_word, look_valid,
+        look_queue, commit_valid, commit_queue, commit_index,
+    ],
+    outputs: [
+        rd_data, look_ready, got_valid, got_queue, got_base, got_size, got_prod, got_cons,
+        commit_ready, db_valid, db_queue,
+    ],
+});
+
 /// The port indices the surroundings use, resolved once.
 struct Pins {
     m_axis_tready: usize,
