@@ -384,6 +384,15 @@ impl Logic for HostNic {
         self.rq.commit_queue.next = self.k_zero_q.val();
         self.cq.commit_queue.next = self.k_zero_q.val();
         self.sq.commit_index.next = self.k_zero16.val();
+        self.sq.disarm_valid.next = false;
+        self.rq.disarm_valid.next = false;
+        self.cq.disarm_valid.next = false;
+        self.sq.disarm_queue.next = self.k_zero_q.val();
+        self.rq.disarm_queue.next = self.k_zero_q.val();
+        self.cq.disarm_queue.next = self.k_zero_q.val();
+        self.sq.disarm_size.next = self.k_zero32.val();
+        self.rq.disarm_size.next = self.k_zero32.val();
+        self.cq.disarm_size.next = self.k_zero32.val();
         self.rq.commit_index.next = self.k_zero16.val();
         self.cq.commit_index.next = self.k_zero16.val();
 

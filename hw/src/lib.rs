@@ -8,6 +8,8 @@ pub mod board_top;
 pub mod cdc;
 pub mod commit_fifo;
 pub mod core_slot;
+pub mod cq_path;
+pub mod cq_writer;
 pub mod crc32;
 pub mod csr_file;
 pub mod dma_arbiter;

@@ -55,6 +55,12 @@ pub struct QueueMgr<const Q: usize> {
     pub commit_index: Signal<In, Bits<16>>,
     pub db_valid: Signal<Out, Bit>,
     pub db_queue: Signal<Out, Bits<Q>>,
+    /// Completion rings: clear SIZE.ARM of a queue (its interrupt fired), held off for the
+    /// cycle the host writes a SIZE; `disarm_size` is the SIZE the engine looked up.
+    pub disarm_valid: Signal<In, Bit>,
+    pub disarm_ready: Signal<Out, Bit>,
+    pub disarm_queue: Signal<In, Bits<Q>>,
+    pub disarm_size: Signal<In, Bits<32>>,
 
     base_lo: RAM<Bits<32>, Q>,
     base_hi: RAM<Bits<32>, Q>,
@@ -77,6 +83,7 @@ pub struct QueueMgr<const Q: usize> {
     k_mask_size: Constant<Bits<32>>,
     k_mask_index: Constant<Bits<32>>,
     k_zero32: Constant<Bits<32>>,
+    k_not_arm: Constant<Bits<32>>,
 }
 
 impl<const Q: usize> QueueMgr<Q> {
@@ -116,6 +123,10 @@ impl<const Q: usize> QueueMgr<Q> {
             commit_index: Default::default(),
             db_valid: Default::default(),
             db_queue: Default::default(),
+            disarm_valid: Default::default(),
+            disarm_ready: Default::default(),
+            disarm_queue: Default::default(),
+            disarm_size: Default::default(),
             base_lo: Default::default(),
             base_hi: Default::default(),
             size: Default::default(),
@@ -133,6 +144,7 @@ impl<const Q: usize> QueueMgr<Q> {
             k_mask_size: Constant::new(mask("SIZE")),
             k_mask_index: Constant::new(mask("PROD")),
             k_zero32: Constant::new(bits::<32>(0)),
+            k_not_arm: Constant::new(mask("SIZE") & bits::<32>(!(1u64 << 9) & 0xFFFF_FFFF)),
         }
     }
 }
@@ -206,6 +218,12 @@ impl<const Q: usize> Logic for QueueMgr<Q> {
         self.base_lo.write_enable.next = self.wr_en.val() & (self.wr_word.val() == 0);
         self.base_hi.write_enable.next = self.wr_en.val() & (self.wr_word.val() == 1);
         self.size.write_enable.next = self.wr_en.val() & (self.wr_word.val() == 2);
+        self.disarm_ready.next = !(self.wr_en.val() & (self.wr_word.val() == 2));
+        if self.disarm_valid.val() & self.disarm_ready.val() {
+            self.size.write_address.next = self.disarm_queue.val();
+            self.size.write_data.next = self.disarm_size.val() & self.k_not_arm.val();
+            self.size.write_enable.next = true;
+        }
         // The doorbell writes the index the host owns.
         self.host_prod.next = self.wr_en.val()
             & ((self.wr_word.val() == 3)

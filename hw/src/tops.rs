@@ -72,6 +72,11 @@ pub const TOPS: &[Top] = &[
         name: "queue_mgr",
         verilog: || verilog_of(crate::queue_mgr::QueueMgr::<4>::new(false)),
     },
+    // The completion path of 4 CQs: queue manager and completion writer.
+    Top {
+        name: "cq_path",
+        verilog: || verilog_of(crate::cq_path::CqPath::<2>::default()),
+    },
     // The host interface: CSR port and register file in front of the receive parser.
     Top {
         name: "host_nic",

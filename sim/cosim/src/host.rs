@@ -190,11 +190,21 @@ hdl_ports!(rnic_hw::dma_arbiter::DmaArbiter {
 hdl_ports!(rnic_hw::queue_mgr::QueueMgr<4> {
     inputs: [
         reset, wr_en, wr_queue, wr_word, wr_data, rd_start, rd_queue, rd_word, look_valid,
-        look_queue, commit_valid, commit_queue, commit_index,
+        look_queue, commit_valid, commit_queue, commit_index, disarm_valid, disarm_queue,
+        disarm_size,
     ],
     outputs: [
         rd_data, look_ready, got_valid, got_queue, got_base, got_size, got_prod, got_cons,
-        commit_ready, db_valid, db_queue,
+        commit_ready, db_valid, db_queue, disarm_ready,
+    ],
+});
+
+hdl_ports!(rnic_hw::cq_path::CqPath<2> {
+    inputs: [
+        reset, reg_wr_en, reg_wr_queue, reg_wr_word, reg_wr_data, reg_rd_start, reg_rd_queue, reg_rd_word, s_cqe_valid, s_cqe_cq, s_cqe_data, s_cqe_last, wr_req_ready, wr_data_ready, wr_done_valid, wr_done_err,
+    ],
+    outputs: [
+        reg_rd_data, s_cqe_ready, wr_req_valid, wr_req_addr, wr_req_len, wr_req_tag, wr_data_valid, wr_data, wr_data_keep, wr_data_last, ev_written, ev_overflow, ev_dma_error, ev_irq, ev_irq_cq,
     ],
 });
 

@@ -34,6 +34,8 @@ fn host_and_engines_see_one_consistent_table() {
             let lq = rng.below(16) as usize;
             let commit = rng.chance(0.3);
             let (cq, ci) = (rng.below(16) as usize, rng.below(1 << 16) as u32);
+            let disarm = rng.chance(0.2);
+            let (dq, ds) = (rng.below(16) as usize, rng.next_u64() as u32);
             for (n, v) in [
                 ("wr_en", u64::from(wr)),
                 ("wr_queue", wq as u64),
@@ -47,6 +49,9 @@ fn host_and_engines_see_one_consistent_table() {
                 ("commit_valid", u64::from(commit)),
                 ("commit_queue", cq as u64),
                 ("commit_index", u64::from(ci)),
+                ("disarm_valid", u64::from(disarm)),
+                ("disarm_queue", dq as u64),
+                ("disarm_size", u64::from(ds)),
             ] {
                 let i = p(&d, n);
                 d.set(i, v);
@@ -71,6 +76,8 @@ fn host_and_engines_see_one_consistent_table() {
             let host_cons = wr && ww == 4;
             assert_eq!(g(&d, "commit_ready") != 0, !host_cons);
             assert_eq!(g(&d, "db_valid") != 0, wr && ww == 5);
+            let host_size = wr && ww == 2;
+            assert_eq!(g(&d, "disarm_ready") != 0, !host_size);
             if wr && ww == 5 {
                 assert_eq!(g(&d, "db_queue") as usize, wq);
                 dbs += 1;
@@ -85,6 +92,9 @@ fn host_and_engines_see_one_consistent_table() {
             if wr {
                 let w = if ww == 5 { 3 } else { ww };
                 table[wq][w] = wd & MASKS[w];
+            }
+            if disarm && !host_size {
+                table[dq][2] = ds & MASKS[2] & !(1 << 9);
             }
             if commit && !host_cons {
                 table[cq][4] = ci;
