@@ -35,3 +35,5 @@ pub mod status_leds;
 pub mod tops;
 pub mod tx_builder;
 pub mod width_conv;
+pub mod wq_path;
+pub mod wqe_fetch;

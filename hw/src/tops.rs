@@ -77,6 +77,11 @@ pub const TOPS: &[Top] = &[
         name: "cq_path",
         verilog: || verilog_of(crate::cq_path::CqPath::<2>::default()),
     },
+    // The work request path of 4 rings of 64-byte requests: queue manager and fetch engine.
+    Top {
+        name: "wq_path",
+        verilog: || verilog_of(crate::wq_path::WqPath::<2, 4>::new(6)),
+    },
     // The host interface: CSR port and register file in front of the receive parser.
     Top {
         name: "host_nic",

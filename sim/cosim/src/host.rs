@@ -208,6 +208,15 @@ hdl_ports!(rnic_hw::cq_path::CqPath<2> {
     ],
 });
 
+hdl_ports!(rnic_hw::wq_path::WqPath<2, 4> {
+    inputs: [
+        reset, reg_wr_en, reg_wr_queue, reg_wr_word, reg_wr_data, reg_rd_start, reg_rd_queue, reg_rd_word, rd_req_ready, rd_data_valid, rd_data, rd_data_last, rd_data_err, m_wqe_room,
+    ],
+    outputs: [
+        reg_rd_data, rd_req_valid, rd_req_addr, rd_req_len, rd_req_tag, rd_data_ready, m_wqe_valid, m_wqe_data, m_wqe_last, m_wqe_err, m_wqe_queue, m_wqe_index,
+    ],
+});
+
 /// The port indices the surroundings use, resolved once.
 struct Pins {
     m_axis_tready: usize,
