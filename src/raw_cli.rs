@@ -49,6 +49,24 @@ fn identical(sent: &[u8], got: &[u8]) -> bool {
         && got[sent.len()..].iter().all(|&b| b == 0)
 }
 
+/// Received frames paired with the sent frames they are copies of, in order: (received,
+/// sent). Frames the receive path kept (RoCEv2 ones, drops) are skipped over.
+fn matched(sent: &[Vec<u8>], got: &[Vec<u8>]) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut j = 0;
+    for (i, g) in got.iter().enumerate() {
+        let mut k = j;
+        while k < sent.len() && !identical(&sent[k], g) {
+            k += 1;
+        }
+        if k < sent.len() {
+            out.push((i, k));
+            j = k + 1;
+        }
+    }
+    out
+}
+
 fn check_probability(name: &str, p: f64) -> Result<()> {
     if !(0.0..1.0).contains(&p) {
         bail!("--{name} {p}: give a probability in [0, 1)");
@@ -64,42 +82,58 @@ pub struct RawRun {
     pub seconds: f64,
 }
 
-/// Bytes a raw run keeps in flight (sent, not yet received): less than the raw receive
-/// FIFO's 16 KiB, so a loopback never overruns it while the receive engine writes to the
-/// host (the NIC would drop and count what does not fit, as on a real link).
+/// Bytes a raw run keeps in flight (sent, not yet back): less than the raw receive FIFO's
+/// 16 KiB, so a loopback never overruns it while the receive engine writes to the host (the
+/// NIC would drop and count what does not fit, as on a real link).
 pub const IN_FLIGHT_BYTES: usize = 12 * 1024;
 
 /// Sends `frames` through the raw transmit ring and collects what the receive ring delivers,
-/// until every frame is back or the device has been quiet for a while.
+/// until every frame is back or accounted for, or the device has been quiet for a while.
+///
+/// Frames in flight are counted, not matched: `IN_FLIGHT_BYTES` over the longest frame of
+/// the run. A frame the receive path keeps from the ring (RoCEv2, or dropped) never comes
+/// back, so when the window is full and nothing arrives the counters say how many it kept.
 pub fn run_raw(q: &mut RawQueues<SimTransport>, frames: &[Vec<u8>]) -> Result<RawRun> {
     let start = Instant::now();
     let c0 = q.t.dev.cycles();
-    let (mut next, mut received, mut quiet) = (0, Vec::new(), 0u64);
-    let mut in_flight = 0usize;
+    let longest = frames
+        .iter()
+        .map(|f| f.len().max(MIN_FRAME))
+        .max()
+        .unwrap_or(MIN_FRAME);
+    let window = (IN_FLIGHT_BYTES / longest).max(1);
+    let (mut next, mut received, mut quiet, mut kept) = (0, Vec::new(), 0u64, 0usize);
     let quiet_limit = 200_000;
     while received.len() < frames.len() && quiet < quiet_limit {
         let mut progressed = false;
         while next < frames.len()
-            && (next == received.len() || in_flight + frames[next].len() <= IN_FLIGHT_BYTES)
+            && next < received.len() + kept + window
             && q.send(&frames[next]).map_err(|e| anyhow!(e))?
         {
-            in_flight += frames[next].len().max(MIN_FRAME);
             next += 1;
             progressed = true;
         }
         while let Some(r) = q.recv().map_err(|e| anyhow!(e))? {
-            let sent_len = frames
-                .get(received.len())
-                .map_or(0, |f| f.len().max(MIN_FRAME));
-            in_flight = in_flight.saturating_sub(sent_len);
             received.push(r.frame);
             progressed = true;
         }
         if progressed {
             quiet = 0;
-        } else {
-            q.wait(Budget::SHORT).map_err(|e| anyhow!(e))?;
-            quiet += Budget::SHORT.cycles;
+            continue;
+        }
+        q.wait(Budget::SHORT).map_err(|e| anyhow!(e))?;
+        quiet += Budget::SHORT.cycles;
+        let stalled = next == frames.len() || next >= received.len() + kept + window;
+        if stalled && quiet % 2048 == 0 {
+            let now = not_for_the_ring(q)?;
+            if now != kept {
+                kept = now;
+                quiet = 0;
+            }
+            // Everything sent is back or kept: done.
+            if next == frames.len() && received.len() + kept >= frames.len() {
+                break;
+            }
         }
     }
     Ok(RawRun {
@@ -108,6 +142,21 @@ pub fn run_raw(q: &mut RawQueues<SimTransport>, frames: &[Vec<u8>]) -> Result<Ra
         cycles: q.t.dev.cycles() - c0,
         seconds: start.elapsed().as_secs_f64(),
     })
+}
+
+/// Frames the receive path kept from the raw ring: accepted as RoCEv2, or dropped (any
+/// reason, counted).
+fn not_for_the_ring(q: &mut RawQueues<SimTransport>) -> Result<usize> {
+    let mut n = 0u64;
+    for c in rnic_regmap::regs::RX_COUNTERS
+        .iter()
+        .filter(|c| **c != "RX_FRAMES" && **c != "RX_BYPASS")
+        .chain(&["RAW_RX_DROPS"])
+    {
+        let at = reg_offset(&format!("counters.{c}")).map_err(|e| anyhow!(e))?;
+        n += u64::from(q.t.read32(at).map_err(|e| anyhow!(e))?);
+    }
+    Ok(n as usize)
 }
 
 pub fn run_sim_raw(a: &SimRawArgs) -> Result<ExitCode> {
@@ -148,18 +197,17 @@ pub fn run_sim_raw(a: &SimRawArgs) -> Result<ExitCode> {
         .with_context(|| format!("creating {}", a.output.display()))?;
     let mut w = PcapWriter::new(std::io::BufWriter::new(file), LINKTYPE_ETHERNET, true)
         .with_context(|| format!("writing {}", a.output.display()))?;
+    let matches = matched(&frames, &run.received);
     for (i, f) in run.received.iter().enumerate() {
-        let ts = cap.records.get(i).map_or(0, |r| r.ts_ns);
+        // A frame keeps the time of the frame it is a copy of (of the previous one if none).
+        let sent = matches.iter().rev().find(|m| m.0 <= i).map_or(0, |m| m.1);
+        let ts = cap.records.get(sent).map_or(0, |r| r.ts_ns);
         w.write(ts, f)
             .with_context(|| format!("writing {}", a.output.display()))?;
     }
     w.finish()
         .with_context(|| format!("writing {}", a.output.display()))?;
-    let same = frames
-        .iter()
-        .zip(&run.received)
-        .filter(|(s, g)| identical(s, g))
-        .count();
+    let same = matched(&frames, &run.received).len();
     let mut names = Vec::new();
     for n in [
         "counters.RX_ACCEPTED",

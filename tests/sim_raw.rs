@@ -88,6 +88,26 @@ fn roce_frames_go_to_the_transport_and_the_run_says_so() {
 }
 
 #[test]
+fn a_mixed_capture_brings_back_exactly_its_non_roce_frames() {
+    let path = golden("rxe/rc_pingpong.pcap");
+    let cap = pcap::read_file(&path).unwrap();
+    let n = cap.records.len();
+    let others = cap
+        .records
+        .iter()
+        .filter(|r| RocePacket::parse(&r.data).is_err())
+        .count();
+    assert!(others > 0 && others < n);
+    let out = tmp("sim_raw", "mixed_out.pcap");
+    let o = rnic(&["sim", "raw", path.to_str().unwrap(), out.to_str().unwrap()]);
+    assert_eq!(o.status.code(), Some(1));
+    assert_eq!(
+        last_line(&o),
+        format!("frames={n} sent={n} received={others} identical={others}")
+    );
+}
+
+#[test]
 fn bad_arguments_are_named() {
     let out = tmp("sim_raw", "x.pcap");
     let o = rnic(&["sim", "raw", "/nonexistent.pcap", out.to_str().unwrap()]);
