@@ -8,7 +8,8 @@ use std::time::Instant;
 
 use anyhow::{Context, Result, anyhow, bail};
 use rnic_cosim::host::DeviceConfig;
-use rnic_driver::raw::{MIN_FRAME, RawConfig, RawQueues, dump, reg_offset};
+use rnic_driver::raw::{MIN_FRAME, RawConfig, RawQueues};
+use rnic_driver::registers::{dump, reg_offset};
 use rnic_driver::transport::{Budget, SimTransport, Transport, VfioTransport};
 use rnic_wire::pcap::{self, LINKTYPE_ETHERNET, PcapWriter};
 

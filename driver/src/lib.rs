@@ -15,8 +15,9 @@
 //! implement the same trait.
 //!
 //! Beside it, the host interface's own layers: [`transport::Transport`] (registers, DMA
-//! memory, interrupts; over VFIO or over the simulated device), and on it [`raw`]: registers
-//! by name, the rings and the raw Ethernet queues.
+//! memory, interrupts; over VFIO or over the simulated device), and on it [`registers`]
+//! (registers by name, the identity check, a dump) and [`raw`] (the rings and the raw
+//! Ethernet queues).
 
 use std::fmt;
 use std::os::fd::AsRawFd;
@@ -31,6 +32,7 @@ use vmm_sys_util::eventfd::EventFd;
 pub mod model;
 pub mod raw;
 pub mod rawsock;
+pub mod registers;
 pub mod tools;
 pub mod transport;
 pub mod verbs;

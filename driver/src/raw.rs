@@ -1,4 +1,4 @@
-//! Registers by name, rings, and the raw Ethernet queues over any [`Transport`].
+//! Rings and the raw Ethernet queues over any [`Transport`].
 //!
 //! The raw queues are three rings of the register map's `raw` block: ring 0 transmits
 //! (`raw_tx_desc`), ring 1 holds receive buffers (`raw_rx_desc`), ring 2 takes the receive
@@ -8,31 +8,9 @@
 //! wrote, counted, and never used to address memory.
 
 use rnic_regmap::desc::{RAW_CQE, RAW_RX_DESC, RAW_TX_DESC};
-use rnic_regmap::regs;
 
+use crate::registers::{self, check_magic, off};
 use crate::transport::{Budget, DmaRegion, Result, Transport, TransportError};
-
-/// A register's offset from its name: `block.NAME` or `block[queue].NAME`.
-pub fn reg_offset(name: &str) -> Result<u32> {
-    let bad = || {
-        TransportError(format!(
-            "no register {name} (write block.NAME or block[q].NAME)"
-        ))
-    };
-    let (block, reg) = name.split_once('.').ok_or_else(bad)?;
-    let (block, queue) = match block.split_once('[') {
-        Some((b, q)) => {
-            let q = q.strip_suffix(']').ok_or_else(bad)?;
-            (b, Some(q.parse::<u32>().map_err(|_| bad())?))
-        }
-        None => (block, None),
-    };
-    regs::offset(block, reg, queue).ok_or_else(bad)
-}
-
-fn off(block: &str, name: &str, q: Option<u32>) -> u32 {
-    regs::offset(block, name, q).unwrap_or_else(|| panic!("{block}.{name} is in the map"))
-}
 
 /// Refusals of what the device wrote.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -127,13 +105,7 @@ impl<T: Transport> RawQueues<T> {
                 cfg.buf_len
             )));
         }
-        let magic = t.read32(off("id", "MAGIC", None))?;
-        if magic != regs::MAGIC {
-            return Err(TransportError(format!(
-                "ID.MAGIC reads {magic:#010x}, not {:#010x}: not an rnic device",
-                regs::MAGIC
-            )));
-        }
+        check_magic(&mut t)?;
         let n = 1usize << cfg.log_size;
         let ring = |t: &mut T, r: u32, entry: usize| -> Result<Ring> {
             Ok(Ring {
@@ -317,38 +289,6 @@ impl<T: Transport> RawQueues<T> {
 
     /// Every register of the map, by name, read from the device.
     pub fn dump(&mut self) -> Result<Vec<(String, u32)>> {
-        dump(&mut self.t)
+        registers::dump(&mut self.t)
     }
-}
-
-/// Every register of the map that the device's ID block says it has, by name.
-pub fn dump(t: &mut dyn Transport) -> Result<Vec<(String, u32)>> {
-    let magic = t.read32(off("id", "MAGIC", None))?;
-    if magic != regs::MAGIC {
-        return Err(TransportError(format!(
-            "ID.MAGIC reads {magic:#010x}, not {:#010x}: not an rnic device",
-            regs::MAGIC
-        )));
-    }
-    let build = regs::Build {
-        features: t.read32(off("id", "FEATURES", None))?,
-        qps: t.read32(off("id", "NUM_QPS", None))?,
-        mrs: t.read32(off("id", "NUM_MRS", None))?,
-        cqs: t.read32(off("id", "NUM_CQS", None))?,
-        clock_khz: t.read32(off("id", "CLOCK_KHZ", None))?,
-        git_hash: t.read32(off("id", "GIT_HASH", None))?,
-        build_date: t.read32(off("id", "BUILD_DATE", None))?,
-    };
-    let mut out = Vec::new();
-    for (addr, b, q, r) in build.registers() {
-        if r.access == regs::Access::Wo {
-            continue;
-        }
-        let name = match q {
-            Some(q) => format!("{}[{q}].{}", b.name, r.name),
-            None => format!("{}.{}", b.name, r.name),
-        };
-        out.push((name, t.read32(addr)?));
-    }
-    Ok(out)
 }

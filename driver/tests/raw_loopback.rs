@@ -4,7 +4,8 @@
 //! receive ring and read back by the driver, byte for byte.
 
 use rnic_cosim::host::DeviceConfig;
-use rnic_driver::raw::{RawConfig, RawQueues, reg_offset};
+use rnic_driver::raw::{RawConfig, RawQueues};
+use rnic_driver::registers::reg_offset;
 use rnic_driver::transport::{Budget, SimTransport, Transport};
 
 /// A frame that is not RoCEv2 (EtherType 0x88B5, local experimental), `len` bytes.

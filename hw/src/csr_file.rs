@@ -153,10 +153,6 @@ impl CsrFile {
         }
     }
 
-    pub fn entries(&self) -> &[Entry] {
-        &self._entries
-    }
-
     fn find(&self, addr: u64) -> Option<&Entry> {
         self._entries.iter().find(|e| u64::from(e.addr) == addr)
     }

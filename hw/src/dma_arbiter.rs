@@ -110,9 +110,8 @@ pub struct DmaArbiter {
     rd_lock_sel: DFF<Bit>,
     wr_lock: DFF<Bit>,
     wr_lock_sel: DFF<Bit>,
-    /// A write burst in progress, and whose.
+    /// A write burst in progress; its client is `wr_last`, the one granted last.
     wr_busy: DFF<Bit>,
-    wr_owner: DFF<Bit>,
 
     rd_pick: Signal<Local, Bit>,
     wr_pick: Signal<Local, Bit>,
@@ -136,8 +135,7 @@ impl Logic for DmaArbiter {
             rd_lock_sel,
             wr_lock,
             wr_lock_sel,
-            wr_busy,
-            wr_owner
+            wr_busy
         );
 
         // ---- Read requests: round robin, held while offered.
@@ -206,7 +204,6 @@ impl Logic for DmaArbiter {
         if self.wr_fire.val() {
             self.wr_last.d.next = self.wr_pick.val();
             self.wr_busy.d.next = true;
-            self.wr_owner.d.next = self.wr_pick.val();
         }
         self.wr_lock.d.next = self.wr_any.val() & !self.m_dma_wr_req_ready.val();
         self.wr_lock_sel.d.next = self.wr_pick.val();
@@ -216,16 +213,16 @@ impl Logic for DmaArbiter {
         self.m_dma_wr_data.next = self.s0_wr_data.val();
         self.m_dma_wr_data_keep.next = self.s0_wr_data_keep.val();
         self.m_dma_wr_data_last.next = self.s0_wr_data_last.val();
-        if self.wr_owner.q.val() {
+        if self.wr_last.q.val() {
             self.m_dma_wr_data_valid.next = self.wr_busy.q.val() & self.s1_wr_data_valid.val();
             self.m_dma_wr_data.next = self.s1_wr_data.val();
             self.m_dma_wr_data_keep.next = self.s1_wr_data_keep.val();
             self.m_dma_wr_data_last.next = self.s1_wr_data_last.val();
         }
         self.s0_wr_data_ready.next =
-            self.wr_busy.q.val() & !self.wr_owner.q.val() & self.m_dma_wr_data_ready.val();
+            self.wr_busy.q.val() & !self.wr_last.q.val() & self.m_dma_wr_data_ready.val();
         self.s1_wr_data_ready.next =
-            self.wr_busy.q.val() & self.wr_owner.q.val() & self.m_dma_wr_data_ready.val();
+            self.wr_busy.q.val() & self.wr_last.q.val() & self.m_dma_wr_data_ready.val();
         if self.m_dma_wr_data_valid.val()
             & self.m_dma_wr_data_ready.val()
             & self.m_dma_wr_data_last.val()

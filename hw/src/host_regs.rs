@@ -4,7 +4,7 @@
 //! hardware's status words, the indices the NIC owns as storage the engines load. The slot
 //! numbers below are the only place a register meets a wire.
 
-use rnic_regmap::regs::{self, Access, Build, Register};
+use rnic_regmap::regs::{self, Access, Build};
 
 use crate::csr_file::{Entry, Source};
 
@@ -74,14 +74,6 @@ pub fn nic_owned(r: u32, name: &str) -> bool {
     }
 }
 
-fn mask_of(r: &Register) -> u32 {
-    if r.fields.is_empty() {
-        !0
-    } else {
-        r.fields.iter().fold(0, |m, f| m | f.mask())
-    }
-}
-
 /// Blocks whose per-queue registers live in a queue manager's block RAM, not in the file.
 pub const QUEUE_BLOCKS: [&str; 3] = ["send_queues", "receive_queues", "completion_queues"];
 
@@ -102,14 +94,11 @@ pub fn table(build: &Build) -> Result<Vec<Entry>, String> {
         if q.is_some() && QUEUE_BLOCKS.contains(&b.name) {
             continue;
         }
-        let name = match q {
-            Some(q) => format!("{}[{q}].{}", b.name, r.name),
-            None => format!("{}.{}", b.name, r.name),
-        };
+        let name = regs::qualified_name(b.name, q, r.name);
         let store = |slot: usize| Source::Store {
             slot,
             reset: r.reset,
-            mask: mask_of(r),
+            mask: r.mask(),
         };
         let source = match (b.name, r.name, q) {
             (_, "BLOCK_HDR" | "BLOCK_NEXT", None) | ("id", _, None) => {
@@ -120,7 +109,7 @@ pub fn table(build: &Build) -> Result<Vec<Entry>, String> {
             ("ctrl", "IRQ_ENABLE", None) => store(SL_IRQ_ENABLE),
             ("ctrl", "IRQ_STATUS", None) => Source::W1c {
                 slot: SL_IRQ_STATUS,
-                mask: mask_of(r),
+                mask: r.mask(),
             },
             ("ctrl", "MAC_LO", None) => store(SL_MAC_LO),
             ("ctrl", "MAC_HI", None) => store(SL_MAC_HI),
@@ -143,14 +132,14 @@ pub fn table(build: &Build) -> Result<Vec<Entry>, String> {
                 Source::Status(slot)
             }
             ("raw", n, Some(ring)) => {
-                let index_mask = mask_of(r);
+                let index_mask = r.mask();
                 match n {
                     "BASE_LO" => store(ring_slot(ring, RING_BASE_LO)),
                     "BASE_HI" => store(ring_slot(ring, RING_BASE_HI)),
                     // The completion ring's ARM bit is cleared by the NIC when it fires.
                     "SIZE" if ring == RAW_RX_CQ => Source::Shared {
                         slot: ring_slot(ring, RING_SIZE),
-                        mask: mask_of(r),
+                        mask: r.mask(),
                         load: LOAD_CQ_SIZE,
                     },
                     "SIZE" => store(ring_slot(ring, RING_SIZE)),

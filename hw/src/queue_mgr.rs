@@ -90,12 +90,8 @@ impl<const Q: usize> QueueMgr<Q> {
     /// A manager of `2^Q` rings; `completion` for completion rings (the NIC produces).
     pub fn new(completion: bool) -> Self {
         let mask = |name: &str| {
-            let r = rnic_regmap::regs::RING
-                .iter()
-                .find(|r| r.name == name)
-                .expect("a ring register");
-            let m = r.fields.iter().fold(0u32, |m, f| m | f.mask());
-            bits::<32>(u64::from(m))
+            let r = rnic_regmap::regs::ring_register(name).expect("a ring register");
+            bits::<32>(u64::from(r.mask()))
         };
         QueueMgr {
             clock: Default::default(),

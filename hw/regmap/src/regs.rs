@@ -89,6 +89,29 @@ impl Register {
         self.fields = fields;
         self
     }
+
+    /// The bits that exist: those of its fields, or the whole word if it has none.
+    pub fn mask(&self) -> u32 {
+        if self.fields.is_empty() {
+            !0
+        } else {
+            self.fields.iter().fold(0, |m, f| m | f.mask())
+        }
+    }
+}
+
+/// A register's name as the driver, the dump and the documents spell it: `block.NAME`, or
+/// `block[queue].NAME` for a queue's register.
+pub fn qualified_name(block: &str, queue: Option<u32>, reg: &str) -> String {
+    match queue {
+        Some(q) => format!("{block}[{q}].{reg}"),
+        None => format!("{block}.{reg}"),
+    }
+}
+
+/// A ring register (of every queue block) by name.
+pub fn ring_register(name: &str) -> Option<&'static Register> {
+    RING.iter().find(|r| r.name == name)
 }
 
 /// Registers that repeat once per queue.

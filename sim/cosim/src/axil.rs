@@ -129,34 +129,37 @@ impl AxilMaster {
         }
     }
 
-    /// Waits until output `done` is high in a settled cycle (with `ready` driven randomly
-    /// high, if given), then takes that edge.
+    /// Runs cycles (with `env`) until every output of `high` is high in a settled cycle, with
+    /// `ready` (if given) driven randomly high meanwhile; takes that edge and returns the
+    /// outputs `read` as they were in it.
     #[allow(clippy::too_many_arguments)]
-    fn handshake(
+    fn until(
         &mut self,
         dut: &mut dyn PortDut,
         env: &mut dyn Env,
-        done: usize,
+        high: &[usize],
         ready: Option<usize>,
+        read: &[usize],
         what: &'static str,
         addr: u32,
-    ) -> Result<(), BusError> {
+    ) -> Result<Vec<u64>, BusError> {
         for _ in 0..TIMEOUT {
             let r = ready.map(|p| {
-                let high = !self.rng.chance(self.stall);
-                dut.set(p, u64::from(high));
-                high
+                let up = !self.rng.chance(self.stall);
+                dut.set(p, u64::from(up));
+                up
             });
             env.drive(dut);
             dut.settle()?;
             env.observe(dut);
-            let fire = dut.get(done) != 0 && r.unwrap_or(true);
+            let fire = high.iter().all(|&o| dut.get(o) != 0) && r.unwrap_or(true);
+            let got = read.iter().map(|&o| dut.get(o)).collect();
             dut.tick();
             if fire {
                 if let Some(p) = ready {
                     dut.set(p, 0);
                 }
-                return Ok(());
+                return Ok(got);
             }
         }
         Err(BusError::Timeout { what, addr })
@@ -189,43 +192,21 @@ impl AxilMaster {
         dut.set(self.wvalid, 1);
         // This slave takes address and data together.
         let (aw, w) = (self.awready, self.wready);
-        for _ in 0..TIMEOUT {
-            env.drive(dut);
-            dut.settle()?;
-            env.observe(dut);
-            let fire = dut.get(aw) != 0 && dut.get(w) != 0;
-            dut.tick();
-            if fire {
-                dut.set(self.awvalid, 0);
-                dut.set(self.wvalid, 0);
-                // The response is registered: visible from this cycle on.
-                let mut resp = 0;
-                for _ in 0..TIMEOUT {
-                    let high = !self.rng.chance(self.stall);
-                    dut.set(self.bready, u64::from(high));
-                    env.drive(dut);
-                    dut.settle()?;
-                    env.observe(dut);
-                    let done = dut.get(self.bvalid) != 0 && high;
-                    if done {
-                        resp = dut.get(self.bresp) as u8;
-                    }
-                    dut.tick();
-                    if done {
-                        dut.set(self.bready, 0);
-                        return Ok(resp);
-                    }
-                }
-                return Err(BusError::Timeout {
-                    what: "write response",
-                    addr,
-                });
-            }
-        }
-        Err(BusError::Timeout {
-            what: "write",
+        self.until(dut, env, &[aw, w], None, &[], "write", addr)?;
+        dut.set(self.awvalid, 0);
+        dut.set(self.wvalid, 0);
+        // The response is registered: visible from the next cycle on.
+        let (bvalid, bready, bresp) = (self.bvalid, self.bready, self.bresp);
+        let got = self.until(
+            dut,
+            env,
+            &[bvalid],
+            Some(bready),
+            &[bresp],
+            "write response",
             addr,
-        })
+        )?;
+        Ok(got[0] as Resp)
     }
 
     /// A whole-word write.
@@ -247,25 +228,19 @@ impl AxilMaster {
     ) -> Result<(u32, Resp), BusError> {
         dut.set(self.araddr, u64::from(addr));
         dut.set(self.arvalid, 1);
-        self.handshake(dut, env, self.arready, None, "read", addr)?;
+        let arready = self.arready;
+        self.until(dut, env, &[arready], None, &[], "read", addr)?;
         dut.set(self.arvalid, 0);
-        for _ in 0..TIMEOUT {
-            let high = !self.rng.chance(self.stall);
-            dut.set(self.rready, u64::from(high));
-            env.drive(dut);
-            dut.settle()?;
-            env.observe(dut);
-            let done = dut.get(self.rvalid) != 0 && high;
-            let got = (dut.get(self.rdata) as u32, dut.get(self.rresp) as u8);
-            dut.tick();
-            if done {
-                dut.set(self.rready, 0);
-                return Ok(got);
-            }
-        }
-        Err(BusError::Timeout {
-            what: "read data",
+        let (rvalid, rready, rdata, rresp) = (self.rvalid, self.rready, self.rdata, self.rresp);
+        let got = self.until(
+            dut,
+            env,
+            &[rvalid],
+            Some(rready),
+            &[rdata, rresp],
+            "read data",
             addr,
-        })
+        )?;
+        Ok((got[0] as u32, got[1] as Resp))
     }
 }

@@ -632,9 +632,6 @@ pub struct SimDevice {
     bus: AxilMaster,
 }
 
-/// What went wrong in the simulation.
-pub type SimError = BusError;
-
 impl SimDevice {
     pub fn new(cfg: DeviceConfig) -> Result<Self, String> {
         let mut dut: Box<dyn PortDut> = if cfg.lockstep {
@@ -671,7 +668,7 @@ impl SimDevice {
         Ok(())
     }
 
-    pub fn read32(&mut self, addr: u32) -> Result<u32, SimError> {
+    pub fn read32(&mut self, addr: u32) -> Result<u32, BusError> {
         let (v, resp) = self.bus.read_env(self.dut.as_mut(), &mut self.env, addr)?;
         if resp != 0 {
             return Err(BusError::Response { addr, resp });
@@ -679,7 +676,7 @@ impl SimDevice {
         Ok(v)
     }
 
-    pub fn write32(&mut self, addr: u32, v: u32) -> Result<(), SimError> {
+    pub fn write32(&mut self, addr: u32, v: u32) -> Result<(), BusError> {
         let resp = self
             .bus
             .write_strb_env(self.dut.as_mut(), &mut self.env, addr, v, 0xF)?;

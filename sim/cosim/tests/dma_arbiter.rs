@@ -19,7 +19,7 @@ fn two_clients_share_the_port_without_losing_or_mixing_anything() {
 }
 
 #[test]
-fn back_to_back_requests_keep_the_port_busy() {
+fn back_to_back_requests_all_complete_unmixed() {
     let mut d = VerilatedPorts::of::<DmaArbiter>("dma_arbiter").unwrap();
     let run = run_arbiter(&mut d, 9, 0.0, 400).unwrap();
     assert!(run.errors.is_empty(), "{:?}", run.errors);
