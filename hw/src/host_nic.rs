@@ -141,6 +141,19 @@ impl HostNic {
     pub fn new() -> Self {
         let entries = table(&HOST_BUILD).expect("the host register table");
         assert_eq!(LOG_QUEUES, 6, "the queue managers are QueueMgr<6>");
+        let irq = |name: &str| {
+            let f = rnic_regmap::regs::IRQ_FIELDS
+                .iter()
+                .find(|f| f.name == name)
+                .expect("an interrupt cause");
+            Constant::new(bits::<32>(u64::from(f.mask())))
+        };
+        let size_field = |name: &str| {
+            rnic_regmap::regs::ring_register("SIZE")
+                .and_then(|r| r.fields.iter().find(|f| f.name == name))
+                .expect("a SIZE field")
+                .mask()
+        };
         let area = |b: &str| {
             let (base, stride) = queue_area(b);
             assert_eq!(stride, 32);
@@ -249,10 +262,10 @@ impl HostNic {
             k_zero8: Constant::new(bits::<8>(0)),
             k_zero16: Constant::new(bits::<16>(0)),
             k_zero64: Constant::new(bits::<64>(0)),
-            k_irq_raw_rx: Constant::new(bits::<32>(1 << 1)),
-            k_irq_raw_tx: Constant::new(bits::<32>(1 << 2)),
-            k_irq_error: Constant::new(bits::<32>(1 << 4)),
-            k_not_arm: Constant::new(bits::<32>(!(1u64 << 9) & 0xFFFF_FFFF)),
+            k_irq_raw_rx: irq("RAW_RX"),
+            k_irq_raw_tx: irq("RAW_TX"),
+            k_irq_error: irq("ERROR"),
+            k_not_arm: Constant::new(bits::<32>(u64::from(!size_field("ARM")))),
             k_link_up: Constant::new(bit_cast::<768, 1>(bits::<1>(1)) << 512),
             k_reset_done: Constant::new(bit_cast::<768, 1>(bits::<1>(1)) << 513),
         }

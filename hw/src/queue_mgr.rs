@@ -140,7 +140,15 @@ impl<const Q: usize> QueueMgr<Q> {
             k_mask_size: Constant::new(mask("SIZE")),
             k_mask_index: Constant::new(mask("PROD")),
             k_zero32: Constant::new(bits::<32>(0)),
-            k_not_arm: Constant::new(mask("SIZE") & bits::<32>(!(1u64 << 9) & 0xFFFF_FFFF)),
+            k_not_arm: Constant::new(
+                mask("SIZE")
+                    & bits::<32>(u64::from(
+                        !rnic_regmap::regs::ring_register("SIZE")
+                            .and_then(|r| r.fields.iter().find(|f| f.name == "ARM"))
+                            .expect("SIZE.ARM")
+                            .mask(),
+                    )),
+            ),
         }
     }
 }
