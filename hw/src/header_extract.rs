@@ -9,10 +9,17 @@
 //!
 //! Besides the header word ([`crate::header_channel`]) it gives the raw facts the parser's checks
 //! need: the frame's shape, the IP and UDP length fields, the IPv4 checksum verdict and the
-//! opcode's row of the table (known, payload allowed, extension length). Every output is pure
-//! combinational logic of the capture register, which holds the first 14 beats of the frame
-//! (beat `k` in bits `64k..64k+63`, byte 0 of a beat in its low 8 bits), written one beat per
-//! clock when `we` is set.
+//! opcode's row of the table (known, payload allowed, extension length). Every output but the
+//! checksum verdict is combinational logic of the capture register, which holds the first 14
+//! beats of the frame (beat `k` in bits `64k..64k+63`, byte 0 of a beat in its low 8 bits),
+//! written one beat per clock when `we` is set.
+//!
+//! The IPv4 header checksum is not summed from the capture in one cycle: each of the four
+//! 16-bit lanes of a beat keeps a running sum of the header words that arrive in it (the window
+//! follows the tag, known from beat 1's EtherType), a register adds the four lanes on every
+//! clock, and the verdict tests that sum without folding it ([`csum_verifies`]). So `csum_ok` is
+//! valid from the second clock after the beat that completes the IPv4 header (beat 4), which is
+//! before the last beat of any frame long enough to be RoCEv2 (the UDP header ends in beat 5).
 
 use rust_hdl::prelude::*;
 
@@ -63,6 +70,23 @@ pub fn ext_offset(code: u8, h: Ext) -> Option<usize> {
         at += x.wire_len();
     }
     None
+}
+
+/// Beat whose lanes `lane` (16-bit words, lane 0 = beat bytes 0-1) belong to the IPv4 header,
+/// with and without a tag: `(in_plain, in_tag)`.
+pub fn csum_window(beat: usize, lane: usize) -> (bool, bool) {
+    let at = 8 * beat + 2 * lane;
+    let inside = |vlan: bool| (l3_offset(vlan)..l3_offset(vlan) + ipv4::LAYOUT.len).contains(&at);
+    (inside(false), inside(true))
+}
+
+/// Whether the ones'-complement sum of the IPv4 header's words, given as their plain sum `s`
+/// (at most ten words, so under 2^20), verifies: folding `s` gives 0xFFFF exactly when
+/// `lo + hi` is 0xFFFF (`lo`, `hi` = bits 15..0 and 19..16), that is when bits 15..4 are all
+/// ones and bits 3..0 are the complement of `hi`. Two LUT levels instead of two adders.
+pub fn csum_verifies(s: u32) -> bool {
+    let (lo, hi) = (s & 0xFFFF, (s >> 16) & 0xF);
+    lo >> 4 == 0xFFF && lo & 0xF == !hi & 0xF
 }
 
 /// What the block computes, as plain values (the simulation side).
@@ -195,6 +219,10 @@ pub struct HeaderExtract {
     pub ext_len: Signal<Out, Bits<8>>,
     _cap: [u8; CAP_BYTES],
     _dirty: bool,
+    /// The checksum lanes and their registered sum (as the Verilog's `cs_l*` and `cs_s`).
+    _lanes: [u32; 4],
+    _cs_s: u32,
+    _v6: bool,
 }
 
 impl Default for HeaderExtract {
@@ -222,6 +250,9 @@ impl Default for HeaderExtract {
             ext_len: Default::default(),
             _cap: [0; CAP_BYTES],
             _dirty: true,
+            _lanes: [0; 4],
+            _cs_s: 0,
+            _v6: false,
         }
     }
 }
@@ -250,16 +281,40 @@ pub fn words_of<const N: usize>(x: Bits<N>) -> Vec<u64> {
 
 impl Logic for HeaderExtract {
     fn update(&mut self) {
-        if self.clock.pos_edge() && self.we.val() && self.beat.val().to_u64() < CAP_BEATS as u64 {
-            let k = self.beat.val().to_u64() as usize;
-            self._cap[8 * k..8 * k + 8].copy_from_slice(&self.data.val().to_u64().to_le_bytes());
-            self._dirty = true;
+        if self.clock.pos_edge() {
+            // The lanes' sum is registered from the lanes before this edge's beat.
+            self._cs_s = self._lanes.iter().sum();
+            if self.we.val() && self.beat.val().to_u64() < CAP_BEATS as u64 {
+                let k = self.beat.val().to_u64() as usize;
+                let bytes = self.data.val().to_u64().to_le_bytes();
+                // The tag: from this beat when it carries the EtherType, else from the capture.
+                let et = eth::ETHERTYPE.byte;
+                let vlan = if k == et / 8 {
+                    u16::from_be_bytes([bytes[et % 8], bytes[et % 8 + 1]]) == eth::ETHERTYPE_VLAN
+                } else {
+                    self._cap[et..et + 2] == eth::ETHERTYPE_VLAN.to_be_bytes()
+                };
+                for (i, lane) in self._lanes.iter_mut().enumerate() {
+                    let (plain, tag) = csum_window(k, i);
+                    let word = u32::from(u16::from_be_bytes([bytes[2 * i], bytes[2 * i + 1]]));
+                    if k == 0 {
+                        *lane = 0;
+                    } else if (plain && !vlan) || (tag && vlan) {
+                        *lane += word;
+                    }
+                }
+                self._cap[8 * k..8 * k + 8].copy_from_slice(&bytes);
+                self._dirty = true;
+            }
         }
+        self.csum_ok.next = self._v6 || csum_verifies(self._cs_s);
         if !self._dirty {
             return;
         }
         self._dirty = false;
         let x = extract(&self._cap, 0);
+        self._v6 = x.v6;
+        self.csum_ok.next = x.v6 || csum_verifies(self._cs_s);
         let mut words = vec![0u64; HDR_BITS.div_ceil(64)];
         let mut at = 0;
         for (en, &v) in ENTRIES.iter().zip(&x.values) {
@@ -279,7 +334,6 @@ impl Logic for HeaderExtract {
         self.frag.next = x.frag;
         self.ip_len.next = bits::<16>(x.ip_len);
         self.udp_len.next = bits::<16>(x.udp_len);
-        self.csum_ok.next = x.csum_ok;
         self.opcode.next = bits::<8>(x.opcode);
         self.tver.next = bits::<4>(x.tver);
         self.pad_cnt.next = bits::<2>(x.pad_cnt);
@@ -461,18 +515,8 @@ pub fn verilog() -> String {
         "    udp_len = {};\n",
         by_shape(&udp::LENGTH, udp_offset)
     ));
-    // IPv4 header checksum: ones'-complement sum of the ten words, folded twice.
-    v.push_str("reg [19:0] cs_sum;\nreg [16:0] cs_f1;\nreg [15:0] cs_f2;\n");
-    let words: Vec<String> = (0..ipv4::LAYOUT.len / 2)
-        .map(|k| {
-            let f = Field::new("word", 2 * k, 0, 16);
-            format!("{{4'd0, {}}}", by_vlan(&f, l3))
-        })
-        .collect();
-    body.push_str(&format!("    cs_sum = {};\n", words.join(" + ")));
-    body.push_str("    cs_f1 = {1'b0, cs_sum[15:0]} + {13'd0, cs_sum[19:16]};\n");
-    body.push_str("    cs_f2 = cs_f1[15:0] + {15'd0, cs_f1[16]};\n");
-    body.push_str("    csum_ok = v6 | (cs_f2 == 16'hFFFF);\n");
+    // IPv4 header checksum: the registered sum of the lanes (see `csum_lanes`), tested unfolded.
+    body.push_str("    csum_ok = v6 | ((cs_s[15:4] == 12'hFFF) & (cs_s[3:0] == ~cs_s[19:16]));\n");
     // BTH and the opcode table.
     body.push_str(&format!(
         "    opcode = {};\n",
@@ -540,9 +584,64 @@ pub fn verilog() -> String {
     parts.reverse();
     body.push_str(&format!("    rec = {{{}}};\n", parts.join(", ")));
     format!(
-        "reg [{}:0] cap;\n{v}always @(posedge clock) begin\n    if (we && (beat < 16'd{CAP_BEATS})) cap[{{beat[3:0], 6'd0}} +: 64] <= data;\nend\nalways @(*) begin\n{body}end\n",
-        CAP_BITS - 1
+        "reg [{}:0] cap;\n{v}{}always @(posedge clock) begin\n    if (we && (beat < 16'd{CAP_BEATS})) cap[{{beat[3:0], 6'd0}} +: 64] <= data;\nend\nalways @(*) begin\n{body}end\n",
+        CAP_BITS - 1,
+        csum_lanes()
     )
+}
+
+/// The checksum lanes: on every captured beat, lane `i` adds the beat's word `i` when it lies in
+/// the IPv4 header (by the tag: from the beat itself when it carries the EtherType, else from
+/// the capture), and beat 0 clears them; `cs_s` registers their sum on every clock.
+fn csum_lanes() -> String {
+    let et = eth::ETHERTYPE.byte;
+    assert_eq!(et / 8, (et + 1) / 8, "the EtherType lies in one beat");
+    let et_in = Field::new("et", et % 8, 0, 16);
+    let mut v = String::new();
+    v.push_str("reg [17:0] cs_l0;\nreg [17:0] cs_l1;\nreg [17:0] cs_l2;\nreg [17:0] cs_l3;\n");
+    v.push_str("reg [19:0] cs_s;\nwire cs_vlan_in;\n");
+    v.push_str(&format!(
+        "assign cs_vlan_in = ({} == 16'd{});\n",
+        bit_slices("data", 64, &et_in, 0),
+        eth::ETHERTYPE_VLAN
+    ));
+    v.push_str("always @(posedge clock) begin\n");
+    v.push_str("    cs_s <= {2'd0, cs_l0} + {2'd0, cs_l1} + {2'd0, cs_l2} + {2'd0, cs_l3};\n");
+    v.push_str(&format!("    if (we && (beat < 16'd{CAP_BEATS})) begin\n"));
+    v.push_str("        if (beat == 16'd0) begin\n");
+    for i in 0..4 {
+        assert_eq!(csum_window(0, i), (false, false), "no header word in beat 0");
+        v.push_str(&format!("            cs_l{i} <= 18'd0;\n"));
+    }
+    v.push_str("        end\n");
+    for beat in 1..CAP_BEATS {
+        let mut adds = String::new();
+        for i in 0..4 {
+            let (plain, tag) = csum_window(beat, i);
+            let vl = if beat == et / 8 { "cs_vlan_in" } else { "vlan" };
+            assert!(
+                beat >= et / 8 || (!plain && !tag),
+                "a header word before the EtherType"
+            );
+            let cond = match (plain, tag) {
+                (false, false) => continue,
+                (true, true) => "1'b1".to_string(),
+                (true, false) => format!("!{vl}"),
+                (false, true) => vl.to_string(),
+            };
+            let word = bit_slices("data", 64, &Field::new("w", 2 * i, 0, 16), 0);
+            adds.push_str(&format!(
+                "            if ({cond}) cs_l{i} <= cs_l{i} + {{2'd0, {word}}};\n"
+            ));
+        }
+        if !adds.is_empty() {
+            v.push_str(&format!(
+                "        if (beat == 16'd{beat}) begin\n{adds}        end\n"
+            ));
+        }
+    }
+    v.push_str("    end\nend\n");
+    v
 }
 
 #[cfg(test)]
@@ -557,6 +656,35 @@ mod tests {
         }
         // The deepest field: AtomicETH compare behind a tag and IPv6 ends at byte 106.
         assert!(bth_offset(true, true) + bth::LAYOUT.len + 28 <= CAP_BYTES);
+    }
+
+    #[test]
+    fn the_unfolded_test_is_the_fold() {
+        let fold = |s: u32| {
+            let f1 = (s & 0xFFFF) + (s >> 16);
+            (f1 & 0xFFFF) + (f1 >> 16) == 0xFFFF
+        };
+        for s in 0..=10 * 0xFFFF {
+            assert_eq!(csum_verifies(s), fold(s), "{s:#x}");
+        }
+    }
+
+    #[test]
+    fn the_checksum_window_is_the_ipv4_header() {
+        for vlan in [false, true] {
+            let n: usize = (0..CAP_BEATS)
+                .flat_map(|b| (0..4).map(move |i| (b, i)))
+                .filter(|&(b, i)| {
+                    let (p, t) = csum_window(b, i);
+                    if vlan { t } else { p }
+                })
+                .count();
+            assert_eq!(n, ipv4::LAYOUT.len / 2);
+        }
+        // The header ends in beat 4; the UDP header (needed to be RoCEv2) ends after it.
+        let last = |vlan: bool| (l3_offset(vlan) + ipv4::LAYOUT.len - 1) / 8;
+        assert_eq!((last(false), last(true)), (4, 4));
+        assert!((udp_offset(false, false) + udp::LAYOUT.len - 1) / 8 >= 5);
     }
 
     #[test]
