@@ -17,7 +17,8 @@ use anyhow::{Context, Result, anyhow, bail};
 use serde::Serialize;
 
 use crate::fpga::{
-    BuildArgs, Tool, TopPort, Use, clock_name, parse_nextpnr_report, parse_part, run_tool, top_ports,
+    BuildArgs, Tool, TopPort, Use, clock_name, parse_nextpnr_report, parse_part, run_tool,
+    top_ports,
 };
 
 /// Whether a 1-bit input is a clock: rust-hdl names them `clock` (or `*_clock`); board-level
@@ -205,10 +206,8 @@ pub fn parse_critical_paths(json: &str) -> Result<Vec<CriticalPath>> {
     };
     for p in paths {
         let segs = p.get("path").and_then(|s| s.as_array());
-        let (Some(first), Some(last)) = (
-            segs.and_then(|s| s.first()),
-            segs.and_then(|s| s.last()),
-        ) else {
+        let (Some(first), Some(last)) = (segs.and_then(|s| s.first()), segs.and_then(|s| s.last()))
+        else {
             continue;
         };
         let cell = |e: &serde_json::Value, k: &str| {
@@ -323,7 +322,11 @@ impl CoreReport {
     /// The report as text, ending with one `top=... met=yes|no` line per clock.
     pub fn text(&self) -> String {
         let mut s = String::new();
-        let _ = writeln!(s, "rnic build report: top {} out of context on {}", self.top, self.part);
+        let _ = writeln!(
+            s,
+            "rnic build report: top {} out of context on {}",
+            self.top, self.part
+        );
         for t in &self.tools {
             let kind = if t.native { "native" } else { "YoWASP" };
             let _ = writeln!(s, "  tool {:<13} {} ({kind})", t.name, t.program);
@@ -332,7 +335,13 @@ impl CoreReport {
         for r in &self.seeds {
             let _ = writeln!(s, "  place-route    {:>7.1} s (seed {})", r.seconds, r.seed);
         }
-        let pct = |u: u64, t: u64| if t == 0 { 0.0 } else { 100.0 * u as f64 / t as f64 };
+        let pct = |u: u64, t: u64| {
+            if t == 0 {
+                0.0
+            } else {
+                100.0 * u as f64 / t as f64
+            }
+        };
         let _ = writeln!(
             s,
             "  LUT4        {:>6} / {:<6} ({:.1} %), wrapper {} more",
@@ -349,7 +358,10 @@ impl CoreReport {
             pct(self.top_ff(), self.ff.total),
             self.wrapper_ff
         );
-        for (n, u) in [("DP16KD", &self.bram_dp16kd), ("MULT18X18D", &self.dsp_mult18x18d)] {
+        for (n, u) in [
+            ("DP16KD", &self.bram_dp16kd),
+            ("MULT18X18D", &self.dsp_mult18x18d),
+        ] {
             let _ = writeln!(
                 s,
                 "  {n:<11} {:>6} / {:<6} ({:.1} %)",
@@ -403,9 +415,16 @@ pub fn run_core_build(args: &BuildArgs, yosys: &Tool, nextpnr: &Tool) -> Result<
         bail!("--freq {} is not a clock frequency in MHz", args.freq);
     }
     let dir = args.out.clone().unwrap_or_else(|| {
-        PathBuf::from(format!("build/ooc-{}-{}", args.top, part_name.to_lowercase()))
+        PathBuf::from(format!(
+            "build/ooc-{}-{}",
+            args.top,
+            part_name.to_lowercase()
+        ))
     });
-    eprintln!("[0/3] Verilog of top {} (rust-hdl) and its wrapper", args.top);
+    eprintln!(
+        "[0/3] Verilog of top {} (rust-hdl) and its wrapper",
+        args.top
+    );
     let verilog = top_verilog(&args.top)?;
     let wrapper = wrap(&top_ports(&verilog)?)?;
     std::fs::create_dir_all(&dir).with_context(|| format!("create {}", dir.display()))?;
@@ -421,7 +440,11 @@ pub fn run_core_build(args: &BuildArgs, yosys: &Tool, nextpnr: &Tool) -> Result<
         "-p".to_string(),
         "read_verilog top.v ooc.v; synth_ecp5 -top ooc_top -json top.json".to_string(),
     ];
-    eprintln!("[1/3] synthesis: {} {}", yosys.program, synth_args.join(" "));
+    eprintln!(
+        "[1/3] synthesis: {} {}",
+        yosys.program,
+        synth_args.join(" ")
+    );
     let synthesis_seconds = run_tool(&dir, "synthesis", yosys, &synth_args, "yosys.log")?;
     eprintln!("      done in {synthesis_seconds:.1} s");
     let seeds: Vec<u64> = (0..args.seeds).map(|i| args.seed + i).collect();
@@ -458,20 +481,32 @@ pub fn run_core_build(args: &BuildArgs, yosys: &Tool, nextpnr: &Tool) -> Result<
                     let a = pnr_args(seed);
                     let dir = &dir;
                     sc.spawn(move || {
-                        run_tool(dir, "place-route", nextpnr, &a, &format!("nextpnr-seed{seed}.log"))
-                            .map(|s| (seed, s))
+                        run_tool(
+                            dir,
+                            "place-route",
+                            nextpnr,
+                            &a,
+                            &format!("nextpnr-seed{seed}.log"),
+                        )
+                        .map(|s| (seed, s))
                     })
                 })
                 .collect();
             handles
                 .into_iter()
-                .map(|h| h.join().unwrap_or_else(|_| Err(anyhow!("place-route thread panicked"))))
+                .map(|h| {
+                    h.join()
+                        .unwrap_or_else(|_| Err(anyhow!("place-route thread panicked")))
+                })
                 .collect()
         });
         for r in results {
             secs.push(r?);
         }
-        eprintln!("      seeds {batch:?} done in {:.1} s", t.elapsed().as_secs_f64());
+        eprintln!(
+            "      seeds {batch:?} done in {:.1} s",
+            t.elapsed().as_secs_f64()
+        );
     }
     eprintln!("[3/3] report");
     let mut uses = None;
@@ -490,7 +525,9 @@ pub fn run_core_build(args: &BuildArgs, yosys: &Tool, nextpnr: &Tool) -> Result<
         let runs: Vec<(u64, f64)> = per_seed
             .iter()
             .filter_map(|(seed, cs, _)| {
-                cs.iter().find(|c| &c.clock == name).map(|c| (*seed, c.achieved_mhz))
+                cs.iter()
+                    .find(|c| &c.clock == name)
+                    .map(|c| (*seed, c.achieved_mhz))
             })
             .collect();
         if runs.is_empty() {
@@ -498,11 +535,19 @@ pub fn run_core_build(args: &BuildArgs, yosys: &Tool, nextpnr: &Tool) -> Result<
             continue;
         }
         if runs.len() != per_seed.len() {
-            bail!("clock {name} has an Fmax in only {} of {} seeds", runs.len(), per_seed.len());
+            bail!(
+                "clock {name} has an Fmax in only {} of {} seeds",
+                runs.len(),
+                per_seed.len()
+            );
         }
         let f: Vec<f64> = runs.iter().map(|r| r.1).collect();
         let (min, median, max) = min_median_max(&f).expect("non-empty");
-        let median_seed = runs.iter().find(|r| r.1 == median).map(|r| r.0).unwrap_or(runs[0].0);
+        let median_seed = runs
+            .iter()
+            .find(|r| r.1 == median)
+            .map(|r| r.0)
+            .unwrap_or(runs[0].0);
         let path = per_seed
             .iter()
             .find(|(s, _, _)| *s == median_seed)
@@ -540,7 +585,11 @@ pub fn run_core_build(args: &BuildArgs, yosys: &Tool, nextpnr: &Tool) -> Result<
             .iter()
             .map(|(seed, _, ps)| SeedRun {
                 seed: *seed,
-                seconds: secs.iter().find(|s| s.0 == *seed).map(|s| s.1).unwrap_or(0.0),
+                seconds: secs
+                    .iter()
+                    .find(|s| s.0 == *seed)
+                    .map(|s| s.1)
+                    .unwrap_or(0.0),
                 critical_paths: ps.clone(),
             })
             .collect(),
@@ -611,7 +660,10 @@ mod tests {
     #[test]
     fn cells_name_their_module() {
         assert_eq!(module_of("core.rx.extract.sum_LUT4_Z"), "rx.extract");
-        assert_eq!(module_of("core.rx.extract.csum.q_TRELLIS_FF_Q"), "rx.extract");
+        assert_eq!(
+            module_of("core.rx.extract.csum.q_TRELLIS_FF_Q"),
+            "rx.extract"
+        );
         assert_eq!(module_of("core.bresp.q_TRELLIS_FF_Q_DI"), "top");
         assert_eq!(module_of("core.rx.extract.$abc$123$lut"), "rx.extract");
         assert_eq!(module_of("core.state_LUT4_Z"), "top");

@@ -610,7 +610,11 @@ fn csum_lanes() -> String {
     v.push_str(&format!("    if (we && (beat < 16'd{CAP_BEATS})) begin\n"));
     v.push_str("        if (beat == 16'd0) begin\n");
     for i in 0..4 {
-        assert_eq!(csum_window(0, i), (false, false), "no header word in beat 0");
+        assert_eq!(
+            csum_window(0, i),
+            (false, false),
+            "no header word in beat 0"
+        );
         v.push_str(&format!("            cs_l{i} <= 18'd0;\n"));
     }
     v.push_str("        end\n");

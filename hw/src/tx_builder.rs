@@ -18,13 +18,17 @@
 //! `cnt_len_err` counts the frame. The stream stays in step for the next frame.
 //!
 //! # Pipeline
-//! Header composition (combinational, from the header word at the input) is registered when the
-//! frame starts; the beat generator then emits header beats from a shift register, the payload
-//! realigned by the header length modulo 8 (a 128-bit window over the previous and current
-//! payload beats), and the pad; an output register; the ICRC engine in TX mode (3 cycles), which
-//! appends the ICRC. The next header is taken on the cycle the last beat of a frame is emitted,
-//! so frames leave back to back; the input waits while header beats are emitted and for one
-//! cycle when the ICRC needs a beat of its own.
+//! Header composition derives the lengths and the IPv4 checksum of the header word waiting at
+//! the input over [`crate::header_compose::LATENCY`] clocks (while the previous frame leaves),
+//! and its bytes are registered when the frame starts; the beat generator then emits header
+//! beats from a shift register, the payload realigned by the header length modulo 8 (a 128-bit
+//! window over the previous and current payload beats), and the pad; an output register; the
+//! ICRC engine in TX mode (3 cycles), which appends the ICRC. A header word is taken from the
+//! channel into a holding register as soon as that is free (`s_hdr_ready` is a register, not a
+//! function of the output's ready), its derivation runs while the frame before it leaves, and
+//! it starts its frame on the cycle the last beat of that frame is emitted, so frames leave
+//! back to back; the payload input waits while header beats are emitted and for one cycle when
+//! the ICRC needs a beat of its own.
 
 use rust_hdl::prelude::*;
 
@@ -63,6 +67,9 @@ pub struct TxBuilder {
     pub cnt_len_err: Signal<Out, Bits<32>>,
     comp: HeaderCompose,
     icrc: IcrcEngine,
+    /// The header word waiting for its frame (taken from the channel as soon as this is free).
+    hs: DFF<Bits<HDR_BITS>>,
+    hs_valid: DFF<Bit>,
     busy: DFF<Bit>,
     drain: DFF<Bit>,
     hb: DFF<Bits<CAP_BITS>>,
@@ -153,6 +160,8 @@ impl TxBuilder {
             cnt_len_err: Default::default(),
             comp: HeaderCompose::default(),
             icrc: IcrcEngine::new(Mode::Tx),
+            hs: Default::default(),
+            hs_valid: Default::default(),
             busy: Default::default(),
             drain: Default::default(),
             hb: Default::default(),
@@ -231,12 +240,15 @@ impl Logic for TxBuilder {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, busy, drain, hb, ob, ib, nh, np, lastb, flen, plen, sh, prev, in_done,
-            bad, late, o_valid, o_data, o_keep, o_last, o_user, c_frames, c_len_err
+            self, clock, hs, hs_valid, busy, drain, hb, ob, ib, nh, np, lastb, flen, plen, sh,
+            prev, in_done, bad, late, o_valid, o_data, o_keep, o_last, o_user, c_frames, c_len_err
         );
         self.icrc.clock.next = self.clock.val();
         self.icrc.reset.next = self.reset.val();
-        self.comp.rec.next = self.s_hdr_data.val();
+        self.comp.clock.next = self.clock.val();
+        self.comp.reset.next = self.reset.val();
+        self.comp.rec.next = self.hs.q.val();
+        self.comp.valid.next = self.hs_valid.q.val();
 
         // ---- Flow control: the output register moves when the ICRC engine takes a beat.
         self.adv.next = (!self.o_valid.q.val() | self.icrc.s_axis_tready.val()) & !self.reset.val();
@@ -297,10 +309,19 @@ impl Logic for TxBuilder {
         // ---- The header: taken when idle or on the cycle the last beat leaves.
         self.free.next =
             (!self.busy.q.val() & !self.drain.q.val()) | (self.fin.val() & !self.late_now.val());
-        self.s_hdr_ready.next = self.free.val() & !self.reset.val();
-        self.start.next = self.free.val() & self.s_hdr_valid.val() & !self.reset.val();
+        self.s_hdr_ready.next = !self.hs_valid.q.val() & !self.reset.val();
+        if self.s_hdr_valid.val() & !self.hs_valid.q.val() {
+            self.hs.d.next = self.s_hdr_data.val();
+            self.hs_valid.d.next = true;
+        }
+        self.start.next =
+            self.free.val() & self.hs_valid.q.val() & self.comp.ready.val() & !self.reset.val();
+        if self.start.val() {
+            self.hs_valid.d.next = false;
+        }
+        self.comp.take.next = self.start.val();
         self.hl16.next = bit_cast::<16, 8>(self.comp.hdr_len.val());
-        self.pl16.next = self.s_hdr_data.val().get_bits::<16>(0);
+        self.pl16.next = self.hs.q.val().get_bits::<16>(0);
         self.np_sum.next = self.pl16.val() + self.k_seven16.val();
         self.fl_m1.next = self.comp.frame_len.val() - self.k_one16.val();
 
@@ -370,6 +391,7 @@ impl Logic for TxBuilder {
         self.cnt_len_err.next = self.c_len_err.q.val();
 
         if self.reset.val() {
+            self.hs_valid.d.next = false;
             self.busy.d.next = false;
             self.drain.d.next = false;
             self.o_valid.d.next = false;
