@@ -46,7 +46,7 @@ use rust_hdl::prelude::*;
 
 use crate::commit_fifo::CommitFifo;
 use crate::header_channel::HDR_BITS;
-use crate::header_extract::{HeaderExtract, ip_header_len, l3_offset};
+use crate::header_extract::{HeaderExtract, bth_offset, ip_header_len, l3_offset, udp_offset};
 use crate::icrc_engine::{IcrcEngine, Mode};
 use rnic_wire::{bth, icrc, udp};
 
@@ -54,6 +54,38 @@ use rnic_wire::{bth, icrc, udp};
 pub const MAX_BEATS: u64 = 1152;
 /// The Ethernet minimum frame without FCS: a frame up to this length may carry MAC padding.
 pub const MIN_FRAME: u64 = 60;
+
+/// The offsets of a frame's shape (tag, IPv6) that the checks compare against, as the
+/// constants the parser muxes by shape.
+pub mod shape {
+    use super::*;
+
+    /// The frame offset the IP length counts from: the IPv4 header, or the end of the IPv6 header
+    /// (its payload length excludes the fixed header).
+    pub fn ip_base(vlan: bool, v6: bool) -> u64 {
+        (l3_offset(vlan) + if v6 { ip_header_len(true) } else { 0 }) as u64
+    }
+
+    /// The payload's start without extension headers.
+    pub fn payload_base(vlan: bool, v6: bool) -> u64 {
+        (bth_offset(vlan, v6) + bth::LAYOUT.len) as u64
+    }
+
+    /// The end of the UDP header.
+    pub fn udp_end(vlan: bool, v6: bool) -> u64 {
+        (udp_offset(vlan, v6) + udp::LAYOUT.len) as u64
+    }
+
+    /// The shortest IP length that holds the BTH and the ICRC (same with or without a tag).
+    pub fn min_ip_len(v6: bool) -> u64 {
+        let v = payload_base(false, v6) + icrc::LEN as u64 - ip_base(false, v6);
+        debug_assert_eq!(
+            v,
+            payload_base(true, v6) + icrc::LEN as u64 - ip_base(true, v6)
+        );
+        v
+    }
+}
 
 /// A frame's verdict, as the counters and the software model number them.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -185,6 +217,30 @@ pub struct RxParser {
     r1_last: DFF<Bit>,
     r1_user: DFF<Bits<2>>,
     r1_beat: DFF<Bits<16>>,
+    r1_fl: DFF<Bits<20>>,
+    /// The extractor's outputs one clock late (see "Stage 1" in `update`).
+    q_vlan: DFF<Bit>,
+    q_v6: DFF<Bit>,
+    q_ip_len: DFF<Bits<20>>,
+    q_udp_len: DFF<Bits<20>>,
+    q_frag: DFF<Bit>,
+    q_tver: DFF<Bits<4>>,
+    q_pad: DFF<Bits<20>>,
+    q_known: DFF<Bit>,
+    q_has_payload: DFF<Bit>,
+    q_ext_len: DFF<Bits<20>>,
+    kc: Signal<Local, Bits<20>>,
+    ipe_base: Signal<Local, Bits<20>>,
+    ipe_m4: Signal<Local, Bits<20>>,
+    pstart_c: Signal<Local, Bits<20>>,
+    bth_beat_c: Signal<Local, Bits<20>>,
+    udp_end_c: Signal<Local, Bits<20>>,
+    lena_c: Signal<Local, Bits<20>>,
+    udp_adj: Signal<Local, Bits<20>>,
+    nb: Signal<Local, Bits<20>>,
+    plen: Signal<Local, Bits<20>>,
+    nbp: Signal<Local, Bits<20>>,
+    ip_base_len: Signal<Local, Bits<20>>,
     r2_valid: DFF<Bit>,
     r2_data: DFF<Bits<64>>,
     r2_keep: DFF<Bits<8>>,
@@ -216,25 +272,10 @@ pub struct RxParser {
     adv: Signal<Local, Bit>,
     need_slot: Signal<Local, Bit>,
     ta: Signal<Local, Bit>,
-    l3: Signal<Local, Bits<20>>,
-    iph: Signal<Local, Bits<20>>,
-    udp_off: Signal<Local, Bits<20>>,
-    bth_off: Signal<Local, Bits<20>>,
     pstart: Signal<Local, Bits<20>>,
-    ip_len20: Signal<Local, Bits<20>>,
     ip_end: Signal<Local, Bits<20>>,
-    icrc_off: Signal<Local, Bits<20>>,
     pend: Signal<Local, Bits<20>>,
-    plen: Signal<Local, Bits<20>>,
-    beat20: Signal<Local, Bits<20>>,
-    kc: Signal<Local, Bits<20>>,
-    fl: Signal<Local, Bits<20>>,
-    udp_exp: Signal<Local, Bits<20>>,
     udp_bad: Signal<Local, Bit>,
-    udp_end: Signal<Local, Bits<20>>,
-    bth_need: Signal<Local, Bits<20>>,
-    p_need: Signal<Local, Bits<20>>,
-    body: Signal<Local, Bits<20>>,
     roce: Signal<Local, Bit>,
     oversize: Signal<Local, Bit>,
     trunc: Signal<Local, Bit>,
@@ -244,7 +285,6 @@ pub struct RxParser {
     icrc_bad: Signal<Local, Bit>,
     reason: Signal<Local, Bits<4>>,
     bypass: Signal<Local, Bit>,
-    rec_pl: Signal<Local, Bits<HDR_BITS>>,
     beat2: Signal<Local, Bits<20>>,
     pos: Signal<Local, Bits<20>>,
     pos7: Signal<Local, Bits<20>>,
@@ -276,14 +316,34 @@ pub struct RxParser {
     tail_keep: DFF<Bits<8>>,
     pend_commit: DFF<Bit>,
     pend_rewind: DFF<Bit>,
-    k_l3_plain: Constant<Bits<20>>,
-    k_l3_tag: Constant<Bits<20>>,
+    /// By shape (tag, IPv6), indexed `_pp` plain IPv4, `_tp` tag IPv4, `_p6`, `_t6`: where the
+    /// IP packet's length counts from; that less the ICRC; the payload start without extension
+    /// headers; the BTH's beat; the end of the UDP header.
+    k_ipe_pp: Constant<Bits<20>>,
+    k_ipe_tp: Constant<Bits<20>>,
+    k_ipe_p6: Constant<Bits<20>>,
+    k_ipe_t6: Constant<Bits<20>>,
+    k_ipm4_pp: Constant<Bits<20>>,
+    k_ipm4_tp: Constant<Bits<20>>,
+    k_ipm4_p6: Constant<Bits<20>>,
+    k_ipm4_t6: Constant<Bits<20>>,
+    k_pst_pp: Constant<Bits<20>>,
+    k_pst_tp: Constant<Bits<20>>,
+    k_pst_p6: Constant<Bits<20>>,
+    k_pst_t6: Constant<Bits<20>>,
+    k_bb_pp: Constant<Bits<20>>,
+    k_bb_tp: Constant<Bits<20>>,
+    k_bb_p6: Constant<Bits<20>>,
+    k_bb_t6: Constant<Bits<20>>,
+    k_ue_pp: Constant<Bits<20>>,
+    k_ue_tp: Constant<Bits<20>>,
+    k_ue_p6: Constant<Bits<20>>,
+    k_ue_t6: Constant<Bits<20>>,
+    /// The shortest IP length with a BTH and an ICRC (IPv4, IPv6), and the IPv4 header length
+    /// (what UDP's length leaves of IPv4's).
+    k_lena4: Constant<Bits<20>>,
+    k_lena6: Constant<Bits<20>>,
     k_iph4: Constant<Bits<20>>,
-    k_iph6: Constant<Bits<20>>,
-    k_udp_len: Constant<Bits<20>>,
-    k_bth_len: Constant<Bits<20>>,
-    k_icrc_len: Constant<Bits<20>>,
-    k_bth_icrc: Constant<Bits<20>>,
     k_min_frame: Constant<Bits<20>>,
     k_max_beats: Constant<Bits<16>>,
     k_max_beats20: Constant<Bits<20>>,
@@ -376,6 +436,29 @@ impl RxParser {
             r1_last: Default::default(),
             r1_user: Default::default(),
             r1_beat: Default::default(),
+            r1_fl: Default::default(),
+            q_vlan: Default::default(),
+            q_v6: Default::default(),
+            q_ip_len: Default::default(),
+            q_udp_len: Default::default(),
+            q_frag: Default::default(),
+            q_tver: Default::default(),
+            q_pad: Default::default(),
+            q_known: Default::default(),
+            q_has_payload: Default::default(),
+            q_ext_len: Default::default(),
+            kc: Default::default(),
+            ipe_base: Default::default(),
+            ipe_m4: Default::default(),
+            pstart_c: Default::default(),
+            bth_beat_c: Default::default(),
+            udp_end_c: Default::default(),
+            lena_c: Default::default(),
+            udp_adj: Default::default(),
+            nb: Default::default(),
+            plen: Default::default(),
+            nbp: Default::default(),
+            ip_base_len: Default::default(),
             r2_valid: Default::default(),
             r2_data: Default::default(),
             r2_keep: Default::default(),
@@ -407,25 +490,10 @@ impl RxParser {
             adv: Default::default(),
             need_slot: Default::default(),
             ta: Default::default(),
-            l3: Default::default(),
-            iph: Default::default(),
-            udp_off: Default::default(),
-            bth_off: Default::default(),
             pstart: Default::default(),
-            ip_len20: Default::default(),
             ip_end: Default::default(),
-            icrc_off: Default::default(),
             pend: Default::default(),
-            plen: Default::default(),
-            beat20: Default::default(),
-            kc: Default::default(),
-            fl: Default::default(),
-            udp_exp: Default::default(),
             udp_bad: Default::default(),
-            udp_end: Default::default(),
-            bth_need: Default::default(),
-            p_need: Default::default(),
-            body: Default::default(),
             roce: Default::default(),
             oversize: Default::default(),
             trunc: Default::default(),
@@ -435,7 +503,6 @@ impl RxParser {
             icrc_bad: Default::default(),
             reason: Default::default(),
             bypass: Default::default(),
-            rec_pl: Default::default(),
             beat2: Default::default(),
             pos: Default::default(),
             pos7: Default::default(),
@@ -467,14 +534,29 @@ impl RxParser {
             tail_keep: Default::default(),
             pend_commit: Default::default(),
             pend_rewind: Default::default(),
-            k_l3_plain: c20(l3_offset(false) as u64),
-            k_l3_tag: c20(l3_offset(true) as u64),
+            k_ipe_pp: c20(shape::ip_base(false, false)),
+            k_ipe_tp: c20(shape::ip_base(true, false)),
+            k_ipe_p6: c20(shape::ip_base(false, true)),
+            k_ipe_t6: c20(shape::ip_base(true, true)),
+            k_ipm4_pp: c20(shape::ip_base(false, false) - icrc::LEN as u64),
+            k_ipm4_tp: c20(shape::ip_base(true, false) - icrc::LEN as u64),
+            k_ipm4_p6: c20(shape::ip_base(false, true) - icrc::LEN as u64),
+            k_ipm4_t6: c20(shape::ip_base(true, true) - icrc::LEN as u64),
+            k_pst_pp: c20(shape::payload_base(false, false)),
+            k_pst_tp: c20(shape::payload_base(true, false)),
+            k_pst_p6: c20(shape::payload_base(false, true)),
+            k_pst_t6: c20(shape::payload_base(true, true)),
+            k_bb_pp: c20(bth_offset(false, false) as u64 / 8),
+            k_bb_tp: c20(bth_offset(true, false) as u64 / 8),
+            k_bb_p6: c20(bth_offset(false, true) as u64 / 8),
+            k_bb_t6: c20(bth_offset(true, true) as u64 / 8),
+            k_ue_pp: c20(shape::udp_end(false, false)),
+            k_ue_tp: c20(shape::udp_end(true, false)),
+            k_ue_p6: c20(shape::udp_end(false, true)),
+            k_ue_t6: c20(shape::udp_end(true, true)),
+            k_lena4: c20(shape::min_ip_len(false)),
+            k_lena6: c20(shape::min_ip_len(true)),
             k_iph4: c20(ip_header_len(false) as u64),
-            k_iph6: c20(ip_header_len(true) as u64),
-            k_udp_len: c20(udp::LAYOUT.len as u64),
-            k_bth_len: c20(bth::LAYOUT.len as u64),
-            k_icrc_len: c20(icrc::LEN as u64),
-            k_bth_icrc: c20((bth::LAYOUT.len + icrc::LEN) as u64),
             k_min_frame: c20(MIN_FRAME),
             k_max_beats: Constant::new(bits::<16>(MAX_BEATS)),
             k_max_beats20: c20(MAX_BEATS),
@@ -543,6 +625,17 @@ impl Logic for RxParser {
             r1_last,
             r1_user,
             r1_beat,
+            r1_fl,
+            q_vlan,
+            q_v6,
+            q_ip_len,
+            q_udp_len,
+            q_frag,
+            q_tver,
+            q_pad,
+            q_known,
+            q_has_payload,
+            q_ext_len,
             r2_valid,
             r2_data,
             r2_keep,
@@ -619,7 +712,35 @@ impl Logic for RxParser {
         self.r1_last.d.next = self.r1_last.q.val();
         self.r1_user.d.next = self.r1_user.q.val();
         self.r1_beat.d.next = self.r1_beat.q.val();
+        self.r1_fl.d.next = self.r1_fl.q.val();
+        // The frame's length up to and including this beat (meaningful on the last beat).
+        self.kc.next = self.k_zero20.val();
+        if self.icrc.m_axis_tkeep.val() == self.k_keep1.val() {
+            self.kc.next = self.k_n1.val();
+        }
+        if self.icrc.m_axis_tkeep.val() == self.k_keep2.val() {
+            self.kc.next = self.k_n2.val();
+        }
+        if self.icrc.m_axis_tkeep.val() == self.k_keep3.val() {
+            self.kc.next = self.k_n3.val();
+        }
+        if self.icrc.m_axis_tkeep.val() == self.k_keep4.val() {
+            self.kc.next = self.k_n4.val();
+        }
+        if self.icrc.m_axis_tkeep.val() == self.k_keep5.val() {
+            self.kc.next = self.k_n5.val();
+        }
+        if self.icrc.m_axis_tkeep.val() == self.k_keep6.val() {
+            self.kc.next = self.k_n6.val();
+        }
+        if self.icrc.m_axis_tkeep.val() == self.k_keep7.val() {
+            self.kc.next = self.k_n7.val();
+        }
+        if self.icrc.m_axis_tkeep.val() == self.k_keep8.val() {
+            self.kc.next = self.k_n8.val();
+        }
         if self.adv.val() {
+            self.r1_fl.d.next = (bit_cast::<20, 16>(self.beat_a.q.val()) << 3) + self.kc.val();
             self.r1_valid.d.next = self.icrc.m_axis_tvalid.val();
             self.r1_data.d.next = self.icrc.m_axis_tdata.val();
             self.r1_keep.d.next = self.icrc.m_axis_tkeep.val();
@@ -629,71 +750,83 @@ impl Logic for RxParser {
         }
 
         // ---- Stage 1: offsets, lengths and the verdict (meaningful on the last beat).
-        self.l3.next = self.k_l3_plain.val();
-        if self.ex.vlan.val() {
-            self.l3.next = self.k_l3_tag.val();
+        // The extractor's decoded fields are registered (`q_*`: the capture as it was before
+        // this beat) so that no adder sits behind the decode. That is enough: a field read late
+        // only matters when the frame reaches past it by more than a beat. The BTH's first two
+        // bytes (opcode, TVer, PadCnt) are needed from the beat after the BTH's beat on (the
+        // payload start), and for a verdict only when the IP length covers the BTH and the ICRC,
+        // so the frame ends at least 16 bytes after the BTH starts; the IP and UDP lengths and
+        // flags lie in beats 2-7 and matter only then too (or, for the truncation check, once
+        // the frame reaches the end of its UDP header, beat 5 or later). Only the RoCEv2 test
+        // (`ip_ok`, `proto_udp`, `port_roce`: the port can lie in the frame's last beat) and the
+        // checksum (registered inside the extractor) are taken as they are.
+        self.q_vlan.d.next = self.ex.vlan.val();
+        self.q_v6.d.next = self.ex.v6.val();
+        self.q_ip_len.d.next = bit_cast::<20, 16>(self.ex.ip_len.val());
+        self.q_udp_len.d.next = bit_cast::<20, 16>(self.ex.udp_len.val());
+        self.q_frag.d.next = self.ex.frag.val();
+        self.q_tver.d.next = self.ex.tver.val();
+        self.q_pad.d.next = bit_cast::<20, 2>(self.ex.pad_cnt.val());
+        self.q_known.d.next = self.ex.known.val();
+        self.q_has_payload.d.next = self.ex.has_payload.val();
+        self.q_ext_len.d.next = bit_cast::<20, 8>(self.ex.ext_len.val());
+        // Shape constants.
+        self.ipe_base.next = self.k_ipe_pp.val();
+        self.ipe_m4.next = self.k_ipm4_pp.val();
+        self.pstart_c.next = self.k_pst_pp.val();
+        self.bth_beat_c.next = self.k_bb_pp.val();
+        self.udp_end_c.next = self.k_ue_pp.val();
+        if self.q_vlan.q.val() & !self.q_v6.q.val() {
+            self.ipe_base.next = self.k_ipe_tp.val();
+            self.ipe_m4.next = self.k_ipm4_tp.val();
+            self.pstart_c.next = self.k_pst_tp.val();
+            self.bth_beat_c.next = self.k_bb_tp.val();
+            self.udp_end_c.next = self.k_ue_tp.val();
         }
-        self.iph.next = self.k_iph4.val();
-        if self.ex.v6.val() {
-            self.iph.next = self.k_iph6.val();
+        if !self.q_vlan.q.val() & self.q_v6.q.val() {
+            self.ipe_base.next = self.k_ipe_p6.val();
+            self.ipe_m4.next = self.k_ipm4_p6.val();
+            self.pstart_c.next = self.k_pst_p6.val();
+            self.bth_beat_c.next = self.k_bb_p6.val();
+            self.udp_end_c.next = self.k_ue_p6.val();
         }
-        self.udp_off.next = self.l3.val() + self.iph.val();
-        self.bth_off.next = self.udp_off.val() + self.k_udp_len.val();
-        self.pstart.next =
-            self.bth_off.val() + self.k_bth_len.val() + bit_cast::<20, 8>(self.ex.ext_len.val());
-        self.ip_len20.next = bit_cast::<20, 16>(self.ex.ip_len.val());
-        self.ip_end.next = self.l3.val() + self.ip_len20.val();
-        if self.ex.v6.val() {
-            self.ip_end.next = self.l3.val() + self.ip_len20.val() + self.k_iph6.val();
+        if self.q_vlan.q.val() & self.q_v6.q.val() {
+            self.ipe_base.next = self.k_ipe_t6.val();
+            self.ipe_m4.next = self.k_ipm4_t6.val();
+            self.pstart_c.next = self.k_pst_t6.val();
+            self.bth_beat_c.next = self.k_bb_t6.val();
+            self.udp_end_c.next = self.k_ue_t6.val();
         }
-        self.icrc_off.next = self.ip_end.val() - self.k_icrc_len.val();
-        self.pend.next = self.icrc_off.val() - bit_cast::<20, 2>(self.ex.pad_cnt.val());
-        self.plen.next = self.pend.val() - self.pstart.val();
-        self.beat20.next = bit_cast::<20, 16>(self.r1_beat.q.val());
-        self.kc.next = self.k_zero20.val();
-        if self.r1_keep.q.val() == self.k_keep1.val() {
-            self.kc.next = self.k_n1.val();
+        self.lena_c.next = self.k_lena4.val();
+        self.udp_adj.next = self.q_udp_len.q.val() + self.k_iph4.val();
+        if self.q_v6.q.val() {
+            self.lena_c.next = self.k_lena6.val();
+            self.udp_adj.next = self.q_udp_len.q.val();
         }
-        if self.r1_keep.q.val() == self.k_keep2.val() {
-            self.kc.next = self.k_n2.val();
-        }
-        if self.r1_keep.q.val() == self.k_keep3.val() {
-            self.kc.next = self.k_n3.val();
-        }
-        if self.r1_keep.q.val() == self.k_keep4.val() {
-            self.kc.next = self.k_n4.val();
-        }
-        if self.r1_keep.q.val() == self.k_keep5.val() {
-            self.kc.next = self.k_n5.val();
-        }
-        if self.r1_keep.q.val() == self.k_keep6.val() {
-            self.kc.next = self.k_n6.val();
-        }
-        if self.r1_keep.q.val() == self.k_keep7.val() {
-            self.kc.next = self.k_n7.val();
-        }
-        if self.r1_keep.q.val() == self.k_keep8.val() {
-            self.kc.next = self.k_n8.val();
-        }
-        self.fl.next = (self.beat20.val() << 3) + self.kc.val();
-        self.udp_exp.next = self.ip_end.val() - self.udp_off.val();
-        self.udp_bad.next = bit_cast::<20, 16>(self.ex.udp_len.val()) != self.udp_exp.val();
-        self.udp_end.next = self.udp_off.val() + self.k_udp_len.val();
-        self.bth_need.next = self.bth_off.val() + self.k_bth_icrc.val();
-        self.p_need.next = self.pstart.val() + self.k_icrc_len.val();
-        self.body.next = self.icrc_off.val() - self.pstart.val();
+        // Every comparison is one adder deep: the IP length against the shape's constants plus
+        // the extension length (`nb`: what the IP length must reach for the headers and ICRC).
+        self.pstart.next = self.pstart_c.val() + self.q_ext_len.q.val();
+        self.ip_end.next = self.ipe_base.val() + self.q_ip_len.q.val();
+        self.ip_base_len.next = self.ipe_m4.val() + self.q_ip_len.q.val();
+        self.pend.next = self.ip_base_len.val() - self.q_pad.q.val();
+        self.nb.next = self.lena_c.val() + self.q_ext_len.q.val();
+        self.nbp.next = self.nb.val() + self.q_pad.q.val();
+        self.udp_bad.next = self.udp_adj.val() != self.q_ip_len.q.val();
         self.roce.next = self.ex.ip_ok.val()
             & self.ex.proto_udp.val()
             & self.ex.port_roce.val()
-            & (self.fl.val() >= self.udp_end.val());
+            & (self.r1_fl.q.val() >= self.udp_end_c.val());
         self.oversize.next = self.r1_beat.q.val() >= self.k_max_beats.val();
-        self.trunc.next = self.fl.val() < self.ip_end.val();
-        self.len_a.next = self.udp_bad.val() | (self.ip_end.val() < self.bth_need.val());
-        self.len_b.next = (self.ip_end.val() < self.p_need.val())
-            | (self.ex.ip_len.val().get_bits::<2>(0) != self.k_zero2.val())
-            | (!self.ex.has_payload.val() & (self.icrc_off.val() != self.pstart.val()))
-            | ((self.fl.val() > self.ip_end.val()) & (self.fl.val() > self.k_min_frame.val()));
-        self.pad_bad.next = bit_cast::<20, 2>(self.ex.pad_cnt.val()) > self.body.val();
+        self.trunc.next = self.r1_fl.q.val() < self.ip_end.val();
+        self.len_a.next = self.udp_bad.val() | (self.q_ip_len.q.val() < self.lena_c.val());
+        self.len_b.next = (self.q_ip_len.q.val() < self.nb.val())
+            | (self.q_ip_len.q.val().get_bits::<2>(0) != self.k_zero2.val())
+            | (!self.q_has_payload.q.val() & (self.q_ip_len.q.val() != self.nb.val()))
+            | ((self.r1_fl.q.val() > self.ip_end.val())
+                & (self.r1_fl.q.val() > self.k_min_frame.val()));
+        // PadCnt larger than the payload (ICRC offset less payload start); a negative payload is
+        // a length error above, which outranks this.
+        self.pad_bad.next = self.nbp.val() > self.q_ip_len.q.val();
         self.icrc_bad.next = self.r1_user.q.val().get_bit(0) | !self.r1_user.q.val().get_bit(1);
         self.reason.next = self.k_r_accept.val();
         if self.icrc_bad.val() {
@@ -705,10 +838,10 @@ impl Logic for RxParser {
         if self.len_b.val() {
             self.reason.next = self.k_r_length.val();
         }
-        if !self.ex.known.val() {
+        if !self.q_known.q.val() {
             self.reason.next = self.k_r_opcode.val();
         }
-        if self.ex.tver.val() != self.k_zero4.val() {
+        if self.q_tver.q.val() != self.k_zero4.val() {
             self.reason.next = self.k_r_tver.val();
         }
         if self.len_a.val() {
@@ -717,7 +850,7 @@ impl Logic for RxParser {
         if !self.ex.csum_ok.val() {
             self.reason.next = self.k_r_checksum.val();
         }
-        if self.ex.frag.val() {
+        if self.q_frag.q.val() {
             self.reason.next = self.k_r_fragment.val();
         }
         if self.trunc.val() {
@@ -730,8 +863,6 @@ impl Logic for RxParser {
         if self.oversize.val() {
             self.reason.next = self.k_r_oversize.val();
         }
-        self.rec_pl.next =
-            self.ex.rec.val() | bit_cast::<HDR_BITS, 16>(self.plen.val().get_bits::<16>(0));
 
         self.r2_valid.d.next = self.r2_valid.q.val();
         self.r2_data.d.next = self.r2_data.q.val();
@@ -754,10 +885,10 @@ impl Logic for RxParser {
             self.r2_beat.d.next = self.r1_beat.q.val();
             self.r2_p.d.next = self.pstart.val();
             self.r2_e.d.next = self.pend.val();
-            self.r2_bth_beat.d.next = self.bth_off.val() >> 3;
+            self.r2_bth_beat.d.next = self.bth_beat_c.val();
             self.r2_reason.d.next = self.reason.val();
             self.r2_bypass.d.next = self.bypass.val();
-            self.r2_rec.d.next = self.rec_pl.val();
+            self.r2_rec.d.next = self.ex.rec.val();
         }
 
         // ---- Stage 2: realign the payload, write the FIFOs, commit or rewind.
@@ -861,6 +992,7 @@ impl Logic for RxParser {
         }
 
         // ---- Header channel.
+        self.plen.next = self.r2_e.q.val() - self.r2_p.q.val();
         self.hdr_valid.d.next = self.hdr_valid.q.val();
         self.hdr_data.d.next = self.hdr_data.q.val();
         if self.m_hdr_ready.val() {
@@ -868,7 +1000,9 @@ impl Logic for RxParser {
         }
         if self.commit_pay.val() {
             self.hdr_valid.d.next = true;
-            self.hdr_data.d.next = self.r2_rec.q.val();
+            // The payload length (entry 0 of the word, left 0 by the extractor).
+            self.hdr_data.d.next =
+                self.r2_rec.q.val() | bit_cast::<HDR_BITS, 16>(self.plen.val().get_bits::<16>(0));
         }
         self.m_hdr_valid.next = self.hdr_valid.q.val();
         self.m_hdr_data.next = self.hdr_data.q.val();

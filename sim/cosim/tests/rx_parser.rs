@@ -280,3 +280,79 @@ fn drop_oversize() {
     let r = verilator_run(frames, 1, 0.0, 0.0);
     assert_eq!(r.counters[3], 1);
 }
+
+/// Short frames where the checks meet the capture: every frame cut at every length up to its
+/// first 130 bytes, and frames whose IP length is rewritten so that they end just past it (with
+/// the IPv4 checksum fixed or left stale), for every shape and opcode. The parser reads the
+/// decoded header one beat late and the checksum from per-lane sums; both must give the model's
+/// verdict on every one, in lock-step with rust-hdl for part of them.
+#[test]
+fn cut_and_relengthed_frames_at_every_length() {
+    let mut rng = Rng::new(0xC07_0001);
+    let mut frames: Vec<(Vec<u8>, bool)> = Vec::new();
+    for _ in 0..48 {
+        let f = rnic_cosim::icrc::random_frame(&mut rng, 40)
+            .build()
+            .expect("build");
+        let l3 = if f[12..14] == [0x81, 0x00] { 18 } else { 14 };
+        let udp = l3 + if f[l3] >> 4 == 4 { 20 } else { 40 };
+        for cut in 14..=f.len().min(130) {
+            // Cut inside the UDP header after the RoCEv2 port: the ICRC engine flags these as
+            // bad RoCEv2 frames while the parser bypasses them (the open disagreement with the
+            // wire model that the simulation-speed issue settles), so they are left out here.
+            if (udp + 4..udp + 8).contains(&cut) {
+                continue;
+            }
+            frames.push((f[..cut].to_vec(), false));
+        }
+    }
+    for _ in 0..600 {
+        let mut f = rnic_cosim::icrc::random_frame(&mut rng, 40)
+            .build()
+            .expect("build");
+        let l3 = if f[12..14] == [0x81, 0x00] { 18 } else { 14 };
+        let v4 = f[l3] >> 4 == 4;
+        let base = if v4 { l3 } else { l3 + 40 };
+        // An IP length ending 0-7 bytes before the frame's end, anywhere from the IP header on.
+        let end = (base + 20 + rng.below(80) as usize).min(f.len());
+        let udp = l3 + if v4 { 20 } else { 40 };
+        if (udp + 4..udp + 8).contains(&end) {
+            continue; // the disagreement left out above
+        }
+        let ip_len = (end - base).saturating_sub(rng.below(8) as usize);
+        let at = if v4 { l3 + 2 } else { l3 + 4 };
+        f[at..at + 2].copy_from_slice(&(ip_len as u16).to_be_bytes());
+        if v4 && rng.chance(0.7) {
+            f[l3 + 10..l3 + 12].copy_from_slice(&[0, 0]);
+            let c = rnic_wire::ipv4::checksum(&f[l3..l3 + 20]);
+            f[l3 + 10..l3 + 12].copy_from_slice(&c.to_be_bytes());
+        }
+        f.truncate(end);
+        if rng.chance(0.5) {
+            rnic_wire::pad_to_min(&mut f);
+        }
+        frames.push((f, false));
+    }
+    let n = frames.len();
+    let r = verilator_run(frames.clone(), 0xC07, 0.1, 0.1);
+    let verdicts = |reason: Reason| {
+        r.counters[COUNTERS
+            .iter()
+            .position(|c| *c == reason.counter())
+            .unwrap()]
+    };
+    for reason in [Reason::Truncated, Reason::Checksum, Reason::Length] {
+        assert!(verdicts(reason) >= 50, "{reason:?}: {}", verdicts(reason));
+    }
+    let s = RxStimulus {
+        frames: frames.into_iter().step_by(7).collect(),
+        seed: 0xC08,
+        idle: 0.2,
+        stall: 0.2,
+    };
+    let mut a = HdlRx::new();
+    let mut b = VerilatedRx::new().expect("verilated rx_parser");
+    let lock = run(&mut a, Some(&mut b), &s).unwrap_or_else(|e| panic!("{e}"));
+    check(&s.frames, &lock);
+    assert!(n > 4000, "{n} frames");
+}
