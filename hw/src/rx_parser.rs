@@ -76,6 +76,12 @@ pub mod shape {
         (udp_offset(vlan, v6) + udp::LAYOUT.len) as u64
     }
 
+    /// What the payload length is, less the IP length and plus PadCnt and the extension
+    /// length (20-bit two's complement: it is negative).
+    pub fn len_base(vlan: bool, v6: bool) -> u64 {
+        (ip_base(vlan, v6) - icrc::LEN as u64).wrapping_sub(payload_base(vlan, v6)) & 0xF_FFFF
+    }
+
     /// The shortest IP length that holds the BTH and the ICRC (same with or without a tag).
     pub fn min_ip_len(v6: bool) -> u64 {
         let v = payload_base(false, v6) + icrc::LEN as u64 - ip_base(false, v6);
@@ -240,7 +246,45 @@ pub struct RxParser {
     nb: Signal<Local, Bits<20>>,
     plen: Signal<Local, Bits<20>>,
     nbp: Signal<Local, Bits<20>>,
-    ip_base_len: Signal<Local, Bits<20>>,
+    r2_len: DFF<Bits<20>>,
+    r2_nb: DFF<Bits<20>>,
+    r2_nbm1: DFF<Bits<20>>,
+    r2_elb: DFF<Bits<20>>,
+    k_out: DFF<Bits<20>>,
+    px: Signal<Local, Bits<20>>,
+    len_t: Signal<Local, Bits<20>>,
+    len7_t: Signal<Local, Bits<20>>,
+    lenm1_t: Signal<Local, Bits<20>>,
+    elb_t: Signal<Local, Bits<20>>,
+    len_v: Signal<Local, Bits<20>>,
+    len7_v: Signal<Local, Bits<20>>,
+    lenm1_v: Signal<Local, Bits<20>>,
+    elb_v: Signal<Local, Bits<20>>,
+    len_neg: Signal<Local, Bit>,
+    pbeat: Signal<Local, Bits<20>>,
+    q_beat: Signal<Local, Bits<20>>,
+    p_inc: Signal<Local, Bit>,
+    full_in: Signal<Local, Bit>,
+    end_in: Signal<Local, Bit>,
+    k1: Signal<Local, Bits<20>>,
+    tail_last: Signal<Local, Bit>,
+    len_lo: Signal<Local, Bits<3>>,
+    k_lc_pp: Constant<Bits<20>>,
+    k_lc_tp: Constant<Bits<20>>,
+    k_lc_p6: Constant<Bits<20>>,
+    k_lc_t6: Constant<Bits<20>>,
+    k_lc7_pp: Constant<Bits<20>>,
+    k_lc7_tp: Constant<Bits<20>>,
+    k_lc7_p6: Constant<Bits<20>>,
+    k_lc7_t6: Constant<Bits<20>>,
+    k_lcm1_pp: Constant<Bits<20>>,
+    k_lcm1_tp: Constant<Bits<20>>,
+    k_lcm1_p6: Constant<Bits<20>>,
+    k_lcm1_t6: Constant<Bits<20>>,
+    k_elbc_pp: Constant<Bits<20>>,
+    k_elbc_tp: Constant<Bits<20>>,
+    k_elbc_p6: Constant<Bits<20>>,
+    k_elbc_t6: Constant<Bits<20>>,
     r2_valid: DFF<Bit>,
     r2_data: DFF<Bits<64>>,
     r2_keep: DFF<Bits<8>>,
@@ -248,13 +292,11 @@ pub struct RxParser {
     r2_mac_bad: DFF<Bit>,
     r2_beat: DFF<Bits<16>>,
     r2_p: DFF<Bits<20>>,
-    r2_e: DFF<Bits<20>>,
     r2_bth_beat: DFF<Bits<20>>,
     r2_reason: DFF<Bits<4>>,
     r2_bypass: DFF<Bit>,
     r2_rec: DFF<Bits<HDR_BITS>>,
     prev: DFF<Bits<64>>,
-    pos_off: DFF<Bits<20>>,
     hdr_valid: DFF<Bit>,
     hdr_data: DFF<Bits<HDR_BITS>>,
     c_frames: DFF<Bits<32>>,
@@ -274,7 +316,6 @@ pub struct RxParser {
     ta: Signal<Local, Bit>,
     pstart: Signal<Local, Bits<20>>,
     ip_end: Signal<Local, Bits<20>>,
-    pend: Signal<Local, Bits<20>>,
     udp_bad: Signal<Local, Bit>,
     roce: Signal<Local, Bit>,
     oversize: Signal<Local, Bit>,
@@ -286,29 +327,19 @@ pub struct RxParser {
     reason: Signal<Local, Bits<4>>,
     bypass: Signal<Local, Bit>,
     beat2: Signal<Local, Bits<20>>,
-    pos: Signal<Local, Bits<20>>,
-    pos7: Signal<Local, Bits<20>>,
-    em1: Signal<Local, Bits<20>>,
-    ln: Signal<Local, Bits<20>>,
-    ln_beat: Signal<Local, Bits<20>>,
-    pos_beat: Signal<Local, Bits<20>>,
     in_range: Signal<Local, Bit>,
     emit: Signal<Local, Bit>,
     cat: Signal<Local, Bits<128>>,
     shamt: Signal<Local, Bits<7>>,
     shifted: Signal<Local, Bits<128>>,
-    rem: Signal<Local, Bits<20>>,
     kshift: Signal<Local, Bits<8>>,
     okeep: Signal<Local, Bits<8>>,
     olast: Signal<Local, Bit>,
     fin: Signal<Local, Bit>,
     commit_pay: Signal<Local, Bit>,
     commit_byp: Signal<Local, Bit>,
-    pos_next: Signal<Local, Bits<20>>,
     tshamt: Signal<Local, Bits<6>>,
     tail_word: Signal<Local, Bits<64>>,
-    trem: Signal<Local, Bits<20>>,
-    tkshift: Signal<Local, Bits<8>>,
     tkeep_l: Signal<Local, Bits<8>>,
     tail_need: Signal<Local, Bit>,
     tail_pending: DFF<Bit>,
@@ -358,6 +389,7 @@ pub struct RxParser {
     k_ff8: Constant<Bits<8>>,
     k_zero2: Constant<Bits<2>>,
     k_zero4: Constant<Bits<4>>,
+    k_zero3: Constant<Bits<3>>,
     k_keep1: Constant<Bits<8>>,
     k_n1: Constant<Bits<20>>,
     k_keep2: Constant<Bits<8>>,
@@ -458,7 +490,45 @@ impl RxParser {
             nb: Default::default(),
             plen: Default::default(),
             nbp: Default::default(),
-            ip_base_len: Default::default(),
+            r2_len: Default::default(),
+            r2_nb: Default::default(),
+            r2_nbm1: Default::default(),
+            r2_elb: Default::default(),
+            k_out: Default::default(),
+            px: Default::default(),
+            len_t: Default::default(),
+            len7_t: Default::default(),
+            lenm1_t: Default::default(),
+            elb_t: Default::default(),
+            len_v: Default::default(),
+            len7_v: Default::default(),
+            lenm1_v: Default::default(),
+            elb_v: Default::default(),
+            len_neg: Default::default(),
+            pbeat: Default::default(),
+            q_beat: Default::default(),
+            p_inc: Default::default(),
+            full_in: Default::default(),
+            end_in: Default::default(),
+            k1: Default::default(),
+            tail_last: Default::default(),
+            len_lo: Default::default(),
+            k_lc_pp: c20(shape::len_base(false, false)),
+            k_lc_tp: c20(shape::len_base(true, false)),
+            k_lc_p6: c20(shape::len_base(false, true)),
+            k_lc_t6: c20(shape::len_base(true, true)),
+            k_lc7_pp: c20(shape::len_base(false, false).wrapping_add(7)),
+            k_lc7_tp: c20(shape::len_base(true, false).wrapping_add(7)),
+            k_lc7_p6: c20(shape::len_base(false, true).wrapping_add(7)),
+            k_lc7_t6: c20(shape::len_base(true, true).wrapping_add(7)),
+            k_lcm1_pp: c20(shape::len_base(false, false).wrapping_sub(1)),
+            k_lcm1_tp: c20(shape::len_base(true, false).wrapping_sub(1)),
+            k_lcm1_p6: c20(shape::len_base(false, true).wrapping_sub(1)),
+            k_lcm1_t6: c20(shape::len_base(true, true).wrapping_sub(1)),
+            k_elbc_pp: c20(shape::ip_base(false, false) - icrc::LEN as u64 - 1),
+            k_elbc_tp: c20(shape::ip_base(true, false) - icrc::LEN as u64 - 1),
+            k_elbc_p6: c20(shape::ip_base(false, true) - icrc::LEN as u64 - 1),
+            k_elbc_t6: c20(shape::ip_base(true, true) - icrc::LEN as u64 - 1),
             r2_valid: Default::default(),
             r2_data: Default::default(),
             r2_keep: Default::default(),
@@ -466,13 +536,11 @@ impl RxParser {
             r2_mac_bad: Default::default(),
             r2_beat: Default::default(),
             r2_p: Default::default(),
-            r2_e: Default::default(),
             r2_bth_beat: Default::default(),
             r2_reason: Default::default(),
             r2_bypass: Default::default(),
             r2_rec: Default::default(),
             prev: Default::default(),
-            pos_off: Default::default(),
             hdr_valid: Default::default(),
             hdr_data: Default::default(),
             c_frames: Default::default(),
@@ -492,7 +560,6 @@ impl RxParser {
             ta: Default::default(),
             pstart: Default::default(),
             ip_end: Default::default(),
-            pend: Default::default(),
             udp_bad: Default::default(),
             roce: Default::default(),
             oversize: Default::default(),
@@ -504,29 +571,19 @@ impl RxParser {
             reason: Default::default(),
             bypass: Default::default(),
             beat2: Default::default(),
-            pos: Default::default(),
-            pos7: Default::default(),
-            em1: Default::default(),
-            ln: Default::default(),
-            ln_beat: Default::default(),
-            pos_beat: Default::default(),
             in_range: Default::default(),
             emit: Default::default(),
             cat: Default::default(),
             shamt: Default::default(),
             shifted: Default::default(),
-            rem: Default::default(),
             kshift: Default::default(),
             okeep: Default::default(),
             olast: Default::default(),
             fin: Default::default(),
             commit_pay: Default::default(),
             commit_byp: Default::default(),
-            pos_next: Default::default(),
             tshamt: Default::default(),
             tail_word: Default::default(),
-            trem: Default::default(),
-            tkshift: Default::default(),
             tkeep_l: Default::default(),
             tail_need: Default::default(),
             tail_pending: Default::default(),
@@ -571,6 +628,7 @@ impl RxParser {
             k_ff8: Constant::new(bits::<8>(0xFF)),
             k_zero2: Constant::new(bits::<2>(0)),
             k_zero4: Constant::new(bits::<4>(0)),
+            k_zero3: Constant::new(bits::<3>(0)),
             k_keep1: Constant::new(bits::<8>(1)),
             k_n1: c20(1),
             k_keep2: Constant::new(bits::<8>(3)),
@@ -643,13 +701,16 @@ impl Logic for RxParser {
             r2_mac_bad,
             r2_beat,
             r2_p,
-            r2_e,
+            r2_len,
+            r2_nb,
+            r2_nbm1,
+            r2_elb,
             r2_bth_beat,
             r2_reason,
             r2_bypass,
             r2_rec,
             prev,
-            pos_off,
+            k_out,
             hdr_valid,
             hdr_data,
             c_frames,
@@ -807,8 +868,36 @@ impl Logic for RxParser {
         // the extension length (`nb`: what the IP length must reach for the headers and ICRC).
         self.pstart.next = self.pstart_c.val() + self.q_ext_len.q.val();
         self.ip_end.next = self.ipe_base.val() + self.q_ip_len.q.val();
-        self.ip_base_len.next = self.ipe_m4.val() + self.q_ip_len.q.val();
-        self.pend.next = self.ip_base_len.val() - self.q_pad.q.val();
+        // The payload length (IP length less headers, extension headers, pad and ICRC), plus 7
+        // and less 1, and the beat that holds the payload's last byte: two adders each.
+        self.px.next = self.q_pad.q.val() + self.q_ext_len.q.val();
+        self.len_t.next = self.k_lc_pp.val();
+        self.len7_t.next = self.k_lc7_pp.val();
+        self.lenm1_t.next = self.k_lcm1_pp.val();
+        self.elb_t.next = self.k_elbc_pp.val();
+        if self.q_vlan.q.val() & !self.q_v6.q.val() {
+            self.len_t.next = self.k_lc_tp.val();
+            self.len7_t.next = self.k_lc7_tp.val();
+            self.lenm1_t.next = self.k_lcm1_tp.val();
+            self.elb_t.next = self.k_elbc_tp.val();
+        }
+        if !self.q_vlan.q.val() & self.q_v6.q.val() {
+            self.len_t.next = self.k_lc_p6.val();
+            self.len7_t.next = self.k_lc7_p6.val();
+            self.lenm1_t.next = self.k_lcm1_p6.val();
+            self.elb_t.next = self.k_elbc_p6.val();
+        }
+        if self.q_vlan.q.val() & self.q_v6.q.val() {
+            self.len_t.next = self.k_lc_t6.val();
+            self.len7_t.next = self.k_lc7_t6.val();
+            self.lenm1_t.next = self.k_lcm1_t6.val();
+            self.elb_t.next = self.k_elbc_t6.val();
+        }
+        self.len_v.next = (self.len_t.val() + self.q_ip_len.q.val()) - self.px.val();
+        self.len7_v.next = (self.len7_t.val() + self.q_ip_len.q.val()) - self.px.val();
+        self.lenm1_v.next = (self.lenm1_t.val() + self.q_ip_len.q.val()) - self.px.val();
+        self.elb_v.next = (self.elb_t.val() + self.q_ip_len.q.val()) - self.q_pad.q.val();
+        self.len_neg.next = self.len_v.val().get_bit(19);
         self.nb.next = self.lena_c.val() + self.q_ext_len.q.val();
         self.nbp.next = self.nb.val() + self.q_pad.q.val();
         self.udp_bad.next = self.udp_adj.val() != self.q_ip_len.q.val();
@@ -871,7 +960,10 @@ impl Logic for RxParser {
         self.r2_mac_bad.d.next = self.r2_mac_bad.q.val();
         self.r2_beat.d.next = self.r2_beat.q.val();
         self.r2_p.d.next = self.r2_p.q.val();
-        self.r2_e.d.next = self.r2_e.q.val();
+        self.r2_len.d.next = self.r2_len.q.val();
+        self.r2_nb.d.next = self.r2_nb.q.val();
+        self.r2_nbm1.d.next = self.r2_nbm1.q.val();
+        self.r2_elb.d.next = self.r2_elb.q.val();
         self.r2_bth_beat.d.next = self.r2_bth_beat.q.val();
         self.r2_reason.d.next = self.r2_reason.q.val();
         self.r2_bypass.d.next = self.r2_bypass.q.val();
@@ -884,7 +976,14 @@ impl Logic for RxParser {
             self.r2_mac_bad.d.next = self.r1_user.q.val().get_bit(0);
             self.r2_beat.d.next = self.r1_beat.q.val();
             self.r2_p.d.next = self.pstart.val();
-            self.r2_e.d.next = self.pend.val();
+            // Payload beats out: none for a negative payload (a length error).
+            self.r2_len.d.next = self.len_v.val();
+            self.r2_nb.d.next = self.len7_v.val() >> 3;
+            if self.len_neg.val() {
+                self.r2_nb.d.next = self.k_zero20.val();
+            }
+            self.r2_nbm1.d.next = self.lenm1_v.val() >> 3;
+            self.r2_elb.d.next = self.elb_v.val() >> 3;
             self.r2_bth_beat.d.next = self.bth_beat_c.val();
             self.r2_reason.d.next = self.reason.val();
             self.r2_bypass.d.next = self.bypass.val();
@@ -892,36 +991,36 @@ impl Logic for RxParser {
         }
 
         // ---- Stage 2: realign the payload, write the FIFOs, commit or rewind.
+        // Output beat `k_out` covers payload bytes 8k..8k+7, frame bytes pstart+8k onwards: it
+        // starts in input beat `q_beat` and is complete when the input reaches its last byte or
+        // the payload's last byte (`r2_elb`). All but `q_beat` are constants of the frame.
         self.beat2.next = bit_cast::<20, 16>(self.r2_beat.q.val());
-        self.pos.next = self.r2_p.q.val() + self.pos_off.q.val();
-        self.pos7.next = self.pos.val() + self.k_seven20.val();
-        self.em1.next = self.r2_e.q.val() - self.k_one20.val();
-        self.ln.next = self.pos7.val();
-        if self.em1.val() < self.pos7.val() {
-            self.ln.next = self.em1.val();
-        }
-        self.ln_beat.next = self.ln.val() >> 3;
-        self.pos_beat.next = self.pos.val() >> 3;
+        self.pbeat.next = self.r2_p.q.val() >> 3;
+        self.q_beat.next = self.pbeat.val() + self.k_out.q.val();
+        self.p_inc.next = self.r2_p.q.val().get_bits::<3>(0) != self.k_zero3.val();
+        self.full_in.next = (self.q_beat.val() < self.beat2.val())
+            | (!self.p_inc.val() & (self.q_beat.val() == self.beat2.val()));
+        self.end_in.next = self.r2_elb.q.val() <= self.beat2.val();
         self.in_range.next = self.beat2.val() < self.k_max_beats20.val();
         self.emit.next = self.r2_valid.q.val()
             & (self.beat2.val() > self.r2_bth_beat.q.val())
-            & (self.pos.val() < self.r2_e.q.val())
-            & (self.ln_beat.val() <= self.beat2.val())
+            & (self.k_out.q.val() < self.r2_nb.q.val())
+            & (self.full_in.val() | self.end_in.val())
             & self.in_range.val();
         self.cat.next = (bit_cast::<128, 64>(self.r2_data.q.val()) << 64)
             | bit_cast::<128, 64>(self.prev.q.val());
-        if self.pos_beat.val() == self.beat2.val() {
+        if self.q_beat.val() == self.beat2.val() {
             self.cat.next = bit_cast::<128, 64>(self.r2_data.q.val());
         }
-        self.shamt.next = bit_cast::<7, 3>(self.pos.val().get_bits::<3>(0)) << 3;
+        self.shamt.next = bit_cast::<7, 3>(self.r2_p.q.val().get_bits::<3>(0)) << 3;
         self.shifted.next = self.cat.val() >> self.shamt.val();
-        self.rem.next = self.r2_e.q.val() - self.pos.val();
-        self.kshift.next = self.k_ff8.val() << self.rem.val().get_bits::<3>(0);
+        self.len_lo.next = self.r2_len.q.val().get_bits::<3>(0);
+        self.kshift.next = self.k_ff8.val() << self.len_lo.val();
+        self.olast.next = self.k_out.q.val() == self.r2_nbm1.q.val();
         self.okeep.next = self.k_ff8.val();
-        if self.rem.val() < self.k_eight20.val() {
+        if self.olast.val() & (self.len_lo.val() != self.k_zero3.val()) {
             self.okeep.next = !self.kshift.val();
         }
-        self.olast.next = self.rem.val() <= self.k_eight20.val();
         self.fin.next = self.adv.val() & self.r2_valid.q.val() & self.r2_last.q.val();
         self.commit_pay.next = self.fin.val()
             & (self.r2_reason.q.val() == self.k_r_accept.val())
@@ -931,20 +1030,20 @@ impl Logic for RxParser {
         // The tail: when the last payload beat needs bytes of the frame's last input beat that
         // also completed the beat before it, it is written one clock later (the next frame's
         // first beats never write payload), and the commit or rewind waits for it.
-        self.pos_next.next = self.pos.val();
+        self.k1.next = self.k_out.q.val() + self.k_one20.val();
+        self.tail_last.next = self.k_out.q.val() == self.r2_nbm1.q.val();
         if self.emit.val() {
-            self.pos_next.next = self.pos.val() + self.k_eight20.val();
+            self.tail_last.next = self.k1.val() == self.r2_nbm1.q.val();
         }
-        self.tshamt.next = bit_cast::<6, 3>(self.pos_next.val().get_bits::<3>(0)) << 3;
+        self.tshamt.next = bit_cast::<6, 3>(self.r2_p.q.val().get_bits::<3>(0)) << 3;
         self.tail_word.next = self.r2_data.q.val() >> self.tshamt.val();
-        self.trem.next = self.r2_e.q.val() - self.pos_next.val();
-        self.tkshift.next = self.k_ff8.val() << self.trem.val().get_bits::<3>(0);
         self.tkeep_l.next = self.k_ff8.val();
-        if self.trem.val() < self.k_eight20.val() {
-            self.tkeep_l.next = !self.tkshift.val();
+        if self.tail_last.val() & (self.len_lo.val() != self.k_zero3.val()) {
+            self.tkeep_l.next = !self.kshift.val();
         }
         self.tail_need.next = self.fin.val()
-            & (self.pos_next.val() < self.r2_e.q.val())
+            & (((self.k_out.q.val() < self.r2_nb.q.val()) & !self.emit.val())
+                | (self.k1.val() < self.r2_nb.q.val()))
             & (self.beat2.val() > self.r2_bth_beat.q.val())
             & self.in_range.val();
         self.pay.wr_en.next = self.adv.val() & (self.emit.val() | self.tail_pending.q.val());
@@ -980,19 +1079,19 @@ impl Logic for RxParser {
         self.byp.rewind.next = self.fin.val() & !self.commit_byp.val();
 
         self.prev.d.next = self.prev.q.val();
-        self.pos_off.d.next = self.pos_off.q.val();
+        self.k_out.d.next = self.k_out.q.val();
         if self.adv.val() & self.r2_valid.q.val() {
             self.prev.d.next = self.r2_data.q.val();
             if self.emit.val() {
-                self.pos_off.d.next = self.pos_off.q.val() + self.k_eight20.val();
+                self.k_out.d.next = self.k1.val();
             }
             if self.r2_last.q.val() {
-                self.pos_off.d.next = self.k_zero20.val();
+                self.k_out.d.next = self.k_zero20.val();
             }
         }
 
         // ---- Header channel.
-        self.plen.next = self.r2_e.q.val() - self.r2_p.q.val();
+        self.plen.next = self.r2_len.q.val();
         self.hdr_valid.d.next = self.hdr_valid.q.val();
         self.hdr_data.d.next = self.hdr_data.q.val();
         if self.m_hdr_ready.val() {
@@ -1089,7 +1188,7 @@ impl Logic for RxParser {
             self.r2_valid.d.next = false;
             self.r1_last.d.next = false;
             self.r2_last.d.next = false;
-            self.pos_off.d.next = self.k_zero20.val();
+            self.k_out.d.next = self.k_zero20.val();
             self.hdr_valid.d.next = false;
             self.tail_pending.d.next = false;
             self.pend_commit.d.next = false;
