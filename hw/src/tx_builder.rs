@@ -15,7 +15,8 @@
 //! with the wrong `tkeep`) is a producer bug: the frame still leaves at its declared length (zeros
 //! where payload is missing), marked bad with `m_axis_tuser` on its last beat so the MAC sends it
 //! with a bad FCS, beats after the declared length are discarded up to `tlast`, and
-//! `cnt_len_err` counts the frame. The stream stays in step for the next frame.
+//! `cnt_len_err` counts the frame (the next frame's header beats may leave while they are
+//! discarded; its payload is taken after them). The stream stays in step for the next frame.
 //!
 //! # Pipeline
 //! Header composition derives the lengths and the IPv4 checksum of the header word waiting at
@@ -77,6 +78,8 @@ pub struct TxBuilder {
     ib: DFF<Bits<16>>,
     nh: DFF<Bits<16>>,
     np: DFF<Bits<16>>,
+    /// The last payload input beat (`np - 1`; meaningless without payload).
+    npm1: DFF<Bits<16>>,
     lastb: DFF<Bits<16>>,
     flen: DFF<Bits<16>>,
     plen: DFF<Bits<16>>,
@@ -123,6 +126,7 @@ pub struct TxBuilder {
     hl16: Signal<Local, Bits<16>>,
     pl16: Signal<Local, Bits<16>>,
     np_sum: Signal<Local, Bits<16>>,
+    pl_m1: Signal<Local, Bits<16>>,
     fl_m1: Signal<Local, Bits<16>>,
     k_one16: Constant<Bits<16>>,
     k_seven16: Constant<Bits<16>>,
@@ -169,6 +173,7 @@ impl TxBuilder {
             ib: Default::default(),
             nh: Default::default(),
             np: Default::default(),
+            npm1: Default::default(),
             lastb: Default::default(),
             flen: Default::default(),
             plen: Default::default(),
@@ -215,6 +220,7 @@ impl TxBuilder {
             hl16: Default::default(),
             pl16: Default::default(),
             np_sum: Default::default(),
+            pl_m1: Default::default(),
             fl_m1: Default::default(),
             k_one16: Constant::new(bits::<16>(1)),
             k_seven16: Constant::new(bits::<16>(7)),
@@ -240,8 +246,9 @@ impl Logic for TxBuilder {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, hs, hs_valid, busy, drain, hb, ob, ib, nh, np, lastb, flen, plen, sh,
-            prev, in_done, bad, late, o_valid, o_data, o_keep, o_last, o_user, c_frames, c_len_err
+            self, clock, hs, hs_valid, busy, drain, hb, ob, ib, nh, np, npm1, lastb, flen, plen,
+            sh, prev, in_done, bad, late, o_valid, o_data, o_keep, o_last, o_user, c_frames,
+            c_len_err
         );
         self.icrc.clock.next = self.clock.val();
         self.icrc.reset.next = self.reset.val();
@@ -257,7 +264,9 @@ impl Logic for TxBuilder {
         self.in_pay.next = self.ob.q.val() >= self.nh.q.val();
         self.need_in.next =
             self.in_pay.val() & !self.in_done.q.val() & (self.ib.q.val() < self.np.q.val());
-        self.emit.next = self.busy.q.val() & (!self.need_in.val() | self.s_axis_tvalid.val());
+        // A payload beat is taken only once the previous frame's overlong payload is drained.
+        self.emit.next = self.busy.q.val()
+            & (!self.need_in.val() | (self.s_axis_tvalid.val() & !self.drain.q.val()));
         self.go.next = self.adv.val() & self.emit.val();
         self.take.next = self.go.val() & self.need_in.val();
         self.is_last.next = self.ob.q.val() == self.lastb.q.val();
@@ -265,7 +274,7 @@ impl Logic for TxBuilder {
 
         // Payload bytes left at input beat `ib`, and the lanes they fill.
         self.ib1.next = self.ib.q.val() + self.k_one16.val();
-        self.last_in.next = self.ib1.val() == self.np.q.val();
+        self.last_in.next = self.ib.q.val() == self.npm1.q.val();
         self.ib8.next = self.ib.q.val() << 3;
         self.rem.next = self.plen.q.val() - self.ib8.val();
         self.rsh.next = bit_cast::<6, 3>(self.rem.val().get_bits::<3>(0)) << 3;
@@ -300,15 +309,16 @@ impl Logic for TxBuilder {
         }
 
         // ---- Payload stream: taken for the frame, or discarded up to `tlast` after a late end.
-        self.s_axis_tready.next = (self.busy.q.val() & self.adv.val() & self.need_in.val())
-            | (self.drain.q.val() & !self.reset.val());
+        self.s_axis_tready.next =
+            (self.busy.q.val() & self.adv.val() & self.need_in.val() & !self.drain.q.val())
+                | (self.drain.q.val() & !self.reset.val());
         if self.drain.q.val() & self.s_axis_tvalid.val() & self.s_axis_tlast.val() {
             self.drain.d.next = false;
         }
 
         // ---- The header: taken when idle or on the cycle the last beat leaves.
-        self.free.next =
-            (!self.busy.q.val() & !self.drain.q.val()) | (self.fin.val() & !self.late_now.val());
+        // Not held back by a drain: the next frame's header beats may leave meanwhile.
+        self.free.next = !self.busy.q.val() | self.fin.val();
         self.s_hdr_ready.next = !self.hs_valid.q.val() & !self.reset.val();
         if self.s_hdr_valid.val() & !self.hs_valid.q.val() {
             self.hs.d.next = self.s_hdr_data.val();
@@ -323,6 +333,7 @@ impl Logic for TxBuilder {
         self.hl16.next = bit_cast::<16, 8>(self.comp.hdr_len.val());
         self.pl16.next = self.hs.q.val().get_bits::<16>(0);
         self.np_sum.next = self.pl16.val() + self.k_seven16.val();
+        self.pl_m1.next = self.pl16.val() - self.k_one16.val();
         self.fl_m1.next = self.comp.frame_len.val() - self.k_one16.val();
 
         if self.go.val() {
@@ -356,6 +367,7 @@ impl Logic for TxBuilder {
             self.sh.d.next = self.comp.hdr_len.val().get_bits::<3>(0);
             self.nh.d.next = self.hl16.val() >> 3;
             self.np.d.next = self.np_sum.val() >> 3;
+            self.npm1.d.next = self.pl_m1.val() >> 3;
             self.lastb.d.next = self.fl_m1.val() >> 3;
             self.ob.d.next = self.k_zero16.val();
             self.ib.d.next = self.k_zero16.val();
