@@ -583,8 +583,17 @@ pub fn verilog() -> String {
     }
     parts.reverse();
     body.push_str(&format!("    rec = {{{}}};\n", parts.join(", ")));
+    // The capture: one decoded enable per beat slot, not a shifter across the whole register.
+    let mut cap = String::new();
+    for k in 0..CAP_BEATS {
+        cap.push_str(&format!(
+            "    if (we && (beat == 16'd{k})) cap[{}:{}] <= data;\n",
+            64 * k + 63,
+            64 * k
+        ));
+    }
     format!(
-        "reg [{}:0] cap;\n{v}{}always @(posedge clock) begin\n    if (we && (beat < 16'd{CAP_BEATS})) cap[{{beat[3:0], 6'd0}} +: 64] <= data;\nend\nalways @(*) begin\n{body}end\n",
+        "reg [{}:0] cap;\n{v}{}always @(posedge clock) begin\n{cap}end\nalways @(*) begin\n{body}end\n",
         CAP_BITS - 1,
         csum_lanes()
     )
