@@ -176,6 +176,7 @@ pub struct IcrcEngine {
     cur_port: Signal<Local, Bit>,
     cur_len: Signal<Local, Bits<16>>,
     cur_end: Signal<Local, Bits<16>>,
+    end_off: Signal<Local, Bits<16>>,
     cur_end_beat: Signal<Local, Bits<16>>,
     cur_end_hi: Signal<Local, Bit>,
     cur_len_ok: Signal<Local, Bit>,
@@ -197,7 +198,8 @@ pub struct IcrcEngine {
     k_two16: Constant<Bits<16>>,
     k_vlan_off: Constant<Bits<16>>,
     k_plain_off: Constant<Bits<16>>,
-    k_v6_extra: Constant<Bits<16>>,
+    k_plain6_off: Constant<Bits<16>>,
+    k_vlan6_off: Constant<Bits<16>>,
     k_act_hold: Constant<Bits<2>>,
     k_act_load: Constant<Bits<2>>,
     k_act_upd8: Constant<Bits<2>>,
@@ -309,6 +311,7 @@ impl IcrcEngine {
             cur_port: Default::default(),
             cur_len: Default::default(),
             cur_end: Default::default(),
+            end_off: Default::default(),
             cur_end_beat: Default::default(),
             cur_end_hi: Default::default(),
             cur_len_ok: Default::default(),
@@ -329,7 +332,8 @@ impl IcrcEngine {
             // CRC end (frame offset of the ICRC) = l3 + IP length - 4.
             k_vlan_off: c16(18 - 4),
             k_plain_off: c16(14 - 4),
-            k_v6_extra: c16(40),
+            k_plain6_off: c16(14 + 40 - 4),
+            k_vlan6_off: c16(18 + 40 - 4),
             k_act_hold: c2(ACT_HOLD),
             k_act_load: c2(ACT_LOAD),
             k_act_upd8: c2(ACT_UPD8),
@@ -503,14 +507,19 @@ impl Logic for IcrcEngine {
             self.cur_len.next = (bit_cast::<16, 8>(self.s_axis_tdata.val().get_bits::<8>(48)) << 8)
                 | bit_cast::<16, 8>(self.s_axis_tdata.val().get_bits::<8>(56));
         }
-        // Frame offset of the ICRC: l3 + IP length - 4 (+ 40 for the IPv6 header).
-        self.cur_end.next = self.cur_len.val() + self.k_plain_off.val();
-        if self.vlan.q.val() {
-            self.cur_end.next = self.cur_len.val() + self.k_vlan_off.val();
+        // Frame offset of the ICRC: l3 + IP length - 4 (+ 40 for the IPv6 header), one adder
+        // from a constant chosen by shape.
+        self.end_off.next = self.k_plain_off.val();
+        if self.vlan.q.val() & !self.cur_v6.val() {
+            self.end_off.next = self.k_vlan_off.val();
         }
-        if self.cur_v6.val() {
-            self.cur_end.next = self.cur_end.val() + self.k_v6_extra.val();
+        if !self.vlan.q.val() & self.cur_v6.val() {
+            self.end_off.next = self.k_plain6_off.val();
         }
+        if self.vlan.q.val() & self.cur_v6.val() {
+            self.end_off.next = self.k_vlan6_off.val();
+        }
+        self.cur_end.next = self.cur_len.val() + self.end_off.val();
         self.cur_end_beat.next = self.cur_end.val() >> 3;
         self.cur_end_hi.next = self.cur_end.val().get_bits::<3>(0) == self.k_six3.val();
         self.cur_len_ok.next =

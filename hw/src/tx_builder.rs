@@ -80,6 +80,10 @@ pub struct TxBuilder {
     np: DFF<Bits<16>>,
     /// The last payload input beat (`np - 1`; meaningless without payload).
     npm1: DFF<Bits<16>>,
+    /// The last payload beat's keep and data mask, and the frame's last beat's keep.
+    lkeep: DFF<Bits<8>>,
+    ldmask: DFF<Bits<64>>,
+    lokeep: DFF<Bits<8>>,
     lastb: DFF<Bits<16>>,
     flen: DFF<Bits<16>>,
     plen: DFF<Bits<16>>,
@@ -105,9 +109,6 @@ pub struct TxBuilder {
     fin: Signal<Local, Bit>,
     ib1: Signal<Local, Bits<16>>,
     last_in: Signal<Local, Bit>,
-    ib8: Signal<Local, Bits<16>>,
-    rem: Signal<Local, Bits<16>>,
-    rsh: Signal<Local, Bits<6>>,
     pmask: Signal<Local, Bits<8>>,
     dmask: Signal<Local, Bits<64>>,
     cur: Signal<Local, Bits<64>>,
@@ -118,8 +119,6 @@ pub struct TxBuilder {
     shamt: Signal<Local, Bits<7>>,
     shifted: Signal<Local, Bits<128>>,
     data: Signal<Local, Bits<64>>,
-    ob8: Signal<Local, Bits<16>>,
-    orem: Signal<Local, Bits<16>>,
     okeep: Signal<Local, Bits<8>>,
     free: Signal<Local, Bit>,
     start: Signal<Local, Bit>,
@@ -127,10 +126,14 @@ pub struct TxBuilder {
     pl16: Signal<Local, Bits<16>>,
     np_sum: Signal<Local, Bits<16>>,
     pl_m1: Signal<Local, Bits<16>>,
+    st_lkeep: Signal<Local, Bits<8>>,
+    st_ldmask: Signal<Local, Bits<64>>,
+    st_lokeep: Signal<Local, Bits<8>>,
+    pl_lo: Signal<Local, Bits<3>>,
+    fl_lo: Signal<Local, Bits<3>>,
     fl_m1: Signal<Local, Bits<16>>,
     k_one16: Constant<Bits<16>>,
     k_seven16: Constant<Bits<16>>,
-    k_eight16: Constant<Bits<16>>,
     k_one32: Constant<Bits<32>>,
     k_zero32: Constant<Bits<32>>,
     k_ff8: Constant<Bits<8>>,
@@ -138,6 +141,7 @@ pub struct TxBuilder {
     k_zero64: Constant<Bits<64>>,
     k_sixty4: Constant<Bits<7>>,
     k_zero16: Constant<Bits<16>>,
+    k_zero3: Constant<Bits<3>>,
 }
 
 impl TxBuilder {
@@ -174,6 +178,9 @@ impl TxBuilder {
             nh: Default::default(),
             np: Default::default(),
             npm1: Default::default(),
+            lkeep: Default::default(),
+            ldmask: Default::default(),
+            lokeep: Default::default(),
             lastb: Default::default(),
             flen: Default::default(),
             plen: Default::default(),
@@ -199,9 +206,6 @@ impl TxBuilder {
             fin: Default::default(),
             ib1: Default::default(),
             last_in: Default::default(),
-            ib8: Default::default(),
-            rem: Default::default(),
-            rsh: Default::default(),
             pmask: Default::default(),
             dmask: Default::default(),
             cur: Default::default(),
@@ -212,8 +216,6 @@ impl TxBuilder {
             shamt: Default::default(),
             shifted: Default::default(),
             data: Default::default(),
-            ob8: Default::default(),
-            orem: Default::default(),
             okeep: Default::default(),
             free: Default::default(),
             start: Default::default(),
@@ -221,10 +223,14 @@ impl TxBuilder {
             pl16: Default::default(),
             np_sum: Default::default(),
             pl_m1: Default::default(),
+            st_lkeep: Default::default(),
+            st_ldmask: Default::default(),
+            st_lokeep: Default::default(),
+            pl_lo: Default::default(),
+            fl_lo: Default::default(),
             fl_m1: Default::default(),
             k_one16: Constant::new(bits::<16>(1)),
             k_seven16: Constant::new(bits::<16>(7)),
-            k_eight16: Constant::new(bits::<16>(8)),
             k_one32: Constant::new(bits::<32>(1)),
             k_zero32: Constant::new(bits::<32>(0)),
             k_ff8: Constant::new(bits::<8>(0xFF)),
@@ -232,6 +238,7 @@ impl TxBuilder {
             k_zero64: Constant::new(bits::<64>(0)),
             k_sixty4: Constant::new(bits::<7>(64)),
             k_zero16: Constant::new(bits::<16>(0)),
+            k_zero3: Constant::new(bits::<3>(0)),
         }
     }
 }
@@ -246,9 +253,9 @@ impl Logic for TxBuilder {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, hs, hs_valid, busy, drain, hb, ob, ib, nh, np, npm1, lastb, flen, plen,
-            sh, prev, in_done, bad, late, o_valid, o_data, o_keep, o_last, o_user, c_frames,
-            c_len_err
+            self, clock, hs, hs_valid, busy, drain, hb, ob, ib, nh, np, npm1, lkeep, ldmask,
+            lokeep, lastb, flen, plen, sh, prev, in_done, bad, late, o_valid, o_data, o_keep,
+            o_last, o_user, c_frames, c_len_err
         );
         self.icrc.clock.next = self.clock.val();
         self.icrc.reset.next = self.reset.val();
@@ -275,14 +282,12 @@ impl Logic for TxBuilder {
         // Payload bytes left at input beat `ib`, and the lanes they fill.
         self.ib1.next = self.ib.q.val() + self.k_one16.val();
         self.last_in.next = self.ib.q.val() == self.npm1.q.val();
-        self.ib8.next = self.ib.q.val() << 3;
-        self.rem.next = self.plen.q.val() - self.ib8.val();
-        self.rsh.next = bit_cast::<6, 3>(self.rem.val().get_bits::<3>(0)) << 3;
+        // Only the last payload beat is partial: its masks are the frame's, set at its start.
         self.pmask.next = self.k_ff8.val();
         self.dmask.next = self.k_ones64.val();
-        if self.rem.val() < self.k_eight16.val() {
-            self.pmask.next = !(self.k_ff8.val() << self.rem.val().get_bits::<3>(0));
-            self.dmask.next = !(self.k_ones64.val() << self.rsh.val());
+        if self.last_in.val() {
+            self.pmask.next = self.lkeep.q.val();
+            self.dmask.next = self.ldmask.q.val();
         }
         self.cur.next = self.k_zero64.val();
         if self.take.val() {
@@ -301,12 +306,7 @@ impl Logic for TxBuilder {
         self.shamt.next = self.k_sixty4.val() - (bit_cast::<7, 3>(self.sh.q.val()) << 3);
         self.shifted.next = self.cat.val() >> self.shamt.val();
         self.data.next = self.hb.q.val().get_bits::<64>(0) | self.shifted.val().get_bits::<64>(0);
-        self.ob8.next = self.ob.q.val() << 3;
-        self.orem.next = self.flen.q.val() - self.ob8.val();
-        self.okeep.next = self.k_ff8.val();
-        if self.orem.val() < self.k_eight16.val() {
-            self.okeep.next = !(self.k_ff8.val() << self.orem.val().get_bits::<3>(0));
-        }
+        self.okeep.next = self.lokeep.q.val();
 
         // ---- Payload stream: taken for the frame, or discarded up to `tlast` after a late end.
         self.s_axis_tready.next =
@@ -334,6 +334,19 @@ impl Logic for TxBuilder {
         self.pl16.next = self.hs.q.val().get_bits::<16>(0);
         self.np_sum.next = self.pl16.val() + self.k_seven16.val();
         self.pl_m1.next = self.pl16.val() - self.k_one16.val();
+        self.pl_lo.next = self.pl16.val().get_bits::<3>(0);
+        self.fl_lo.next = self.comp.frame_len.val().get_bits::<3>(0);
+        self.st_lkeep.next = self.k_ff8.val();
+        self.st_ldmask.next = self.k_ones64.val();
+        if self.pl_lo.val() != self.k_zero3.val() {
+            self.st_lkeep.next = !(self.k_ff8.val() << self.pl_lo.val());
+            self.st_ldmask.next =
+                !(self.k_ones64.val() << (bit_cast::<6, 3>(self.pl_lo.val()) << 3));
+        }
+        self.st_lokeep.next = self.k_ff8.val();
+        if self.fl_lo.val() != self.k_zero3.val() {
+            self.st_lokeep.next = !(self.k_ff8.val() << self.fl_lo.val());
+        }
         self.fl_m1.next = self.comp.frame_len.val() - self.k_one16.val();
 
         if self.go.val() {
@@ -368,6 +381,9 @@ impl Logic for TxBuilder {
             self.nh.d.next = self.hl16.val() >> 3;
             self.np.d.next = self.np_sum.val() >> 3;
             self.npm1.d.next = self.pl_m1.val() >> 3;
+            self.lkeep.d.next = self.st_lkeep.val();
+            self.ldmask.d.next = self.st_ldmask.val();
+            self.lokeep.d.next = self.st_lokeep.val();
             self.lastb.d.next = self.fl_m1.val() >> 3;
             self.ob.d.next = self.k_zero16.val();
             self.ib.d.next = self.k_zero16.val();
