@@ -4,7 +4,8 @@
 //!
 //! A word is `{tuser, tlast, tkeep[7:0], tdata[63:0]}` (74 bits), 2048 words deep (a 9216-byte
 //! frame is 1152 beats). `room` is low when fewer than [`SLACK`] words are free; the writer must
-//! not write then. The read side is a first-word-fall-through stream: the RAM's registered
+//! not write then. It is a register (decided a clock early, one word short), so the writer's
+//! flow control does not wait on the fill count's subtraction. The read side is a first-word-fall-through stream: the RAM's registered
 //! output feeds an output register, one word per clock.
 
 use std::collections::BTreeMap;
@@ -52,6 +53,8 @@ pub struct CommitFifo {
     out_word: DFF<Bits<WORD>>,
 
     used: Signal<Local, Bits<ADDR_BITS>>,
+    /// `room`, registered: computed one word short, as one more word may arrive meanwhile.
+    room_q: DFF<Bit>,
     wr_next: Signal<Local, Bits<ADDR_BITS>>,
     avail: Signal<Local, Bit>,
     out_load: Signal<Local, Bit>,
@@ -93,6 +96,7 @@ impl Default for CommitFifo {
             out_valid: Default::default(),
             out_word: Default::default(),
             used: Default::default(),
+            room_q: Default::default(),
             wr_next: Default::default(),
             avail: Default::default(),
             out_load: Default::default(),
@@ -100,7 +104,7 @@ impl Default for CommitFifo {
             word_in: Default::default(),
             k_one: Constant::new(bits::<ADDR_BITS>(1)),
             k_zero: Constant::new(bits::<ADDR_BITS>(0)),
-            k_limit: Constant::new(bits::<ADDR_BITS>((1 << ADDR_BITS) - SLACK)),
+            k_limit: Constant::new(bits::<ADDR_BITS>((1 << ADDR_BITS) - SLACK - 1)),
             k_last_bit: Constant::new(bit_cast::<WORD, 64>(bits::<64>(1)) << 72),
             k_user_bit: Constant::new(bit_cast::<WORD, 64>(bits::<64>(1)) << 73),
         }
@@ -111,7 +115,8 @@ impl Logic for CommitFifo {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, wr_ptr, commit_ptr, rd_ptr, last_addr, ram_valid, out_valid, out_word
+            self, clock, wr_ptr, commit_ptr, rd_ptr, last_addr, ram_valid, out_valid, out_word,
+            room_q
         );
         self.mem.read_clock.next = self.clock.val();
         self.mem.write_clock.next = self.clock.val();
@@ -141,7 +146,8 @@ impl Logic for CommitFifo {
             self.wr_ptr.d.next = self.commit_ptr.q.val();
         }
         self.used.next = self.wr_ptr.q.val() - self.rd_ptr.q.val();
-        self.room.next = self.used.val() < self.k_limit.val();
+        self.room_q.d.next = self.used.val() < self.k_limit.val();
+        self.room.next = self.room_q.q.val();
 
         // ---- Read side: RAM register, then the output register.
         self.avail.next = self.rd_ptr.q.val() != self.commit_ptr.q.val();
