@@ -89,6 +89,11 @@ pub fn csum_verifies(s: u32) -> bool {
     lo >> 4 == 0xFFF && lo & 0xF == !hi & 0xF
 }
 
+/// The bit of a shape (tag, IPv6) in `port_hits`.
+pub fn shape_index(vlan: bool, v6: bool) -> usize {
+    2 * usize::from(vlan) + usize::from(v6)
+}
+
 /// What the block computes, as plain values (the simulation side).
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct Extracted {
@@ -100,6 +105,8 @@ pub struct Extracted {
     pub ip_ok: bool,
     pub proto_udp: bool,
     pub port_roce: bool,
+    /// The port test at each shape's UDP offset, bit `2 * tag + ipv6` ([`shape_index`]).
+    pub port_hits: u64,
     /// IPv4 MF set or a non-zero fragment offset.
     pub frag: bool,
     /// IPv4 total length or IPv6 payload length, as carried.
@@ -175,6 +182,10 @@ pub fn extract(b: &[u8; CAP_BYTES], payload_len: u64) -> Extracted {
         ip_ok,
         proto_udp,
         port_roce: get(&udp::DST_PORT, u) == u64::from(udp::ROCE_PORT),
+        port_hits: [(false, false), (false, true), (true, false), (true, true)]
+            .iter()
+            .filter(|&&(t, s6)| get(&udp::DST_PORT, udp_offset(t, s6)) == u64::from(udp::ROCE_PORT))
+            .fold(0, |m, &(t, s6)| m | 1 << shape_index(t, s6)),
         frag: !v6 && (get(&ipv4::MF, l3) != 0 || get(&ipv4::FRAG_OFFSET, l3) != 0),
         ip_len: if v6 {
             get(&ipv6::PAYLOAD_LEN, l3)
@@ -206,7 +217,9 @@ pub struct HeaderExtract {
     pub v6: Signal<Out, Bit>,
     pub ip_ok: Signal<Out, Bit>,
     pub proto_udp: Signal<Out, Bit>,
-    pub port_roce: Signal<Out, Bit>,
+    /// The RoCEv2 port at each shape's UDP offset (bit [`shape_index`]), so that a consumer
+    /// that knows the shape from earlier beats selects it without the shape's decode.
+    pub port_hits: Signal<Out, Bits<4>>,
     pub frag: Signal<Out, Bit>,
     pub ip_len: Signal<Out, Bits<16>>,
     pub udp_len: Signal<Out, Bits<16>>,
@@ -237,7 +250,7 @@ impl Default for HeaderExtract {
             v6: Default::default(),
             ip_ok: Default::default(),
             proto_udp: Default::default(),
-            port_roce: Default::default(),
+            port_hits: Default::default(),
             frag: Default::default(),
             ip_len: Default::default(),
             udp_len: Default::default(),
@@ -330,7 +343,7 @@ impl Logic for HeaderExtract {
         self.v6.next = x.v6;
         self.ip_ok.next = x.ip_ok;
         self.proto_udp.next = x.proto_udp;
-        self.port_roce.next = x.port_roce;
+        self.port_hits.next = bits::<4>(x.port_hits);
         self.frag.next = x.frag;
         self.ip_len.next = bits::<16>(x.ip_len);
         self.udp_len.next = bits::<16>(x.udp_len);
@@ -348,7 +361,7 @@ impl Logic for HeaderExtract {
         self.v6.connect();
         self.ip_ok.connect();
         self.proto_udp.connect();
-        self.port_roce.connect();
+        self.port_hits.connect();
         self.frag.connect();
         self.ip_len.connect();
         self.udp_len.connect();
@@ -496,11 +509,14 @@ pub fn verilog() -> String {
         by_vlan(&ipv4::PROTOCOL, l3),
         p = ipv4::PROTO_UDP
     ));
-    body.push_str(&format!(
-        "    port_roce = ({} == 16'd{});\n",
-        by_shape(&udp::DST_PORT, udp_offset),
-        udp::ROCE_PORT
-    ));
+    for (t, s6) in [(false, false), (false, true), (true, false), (true, true)] {
+        body.push_str(&format!(
+            "    port_hits[{}] = ({} == 16'd{});\n",
+            shape_index(t, s6),
+            slice(&udp::DST_PORT, udp_offset(t, s6)),
+            udp::ROCE_PORT
+        ));
+    }
     body.push_str(&format!(
         "    frag = !v6 & (({} != 1'b0) | ({} != 13'd0));\n",
         by_vlan(&ipv4::MF, l3),
@@ -698,6 +714,15 @@ mod tests {
         let last = |vlan: bool| (l3_offset(vlan) + ipv4::LAYOUT.len - 1) / 8;
         assert_eq!((last(false), last(true)), (4, 4));
         assert!((udp_offset(false, false) + udp::LAYOUT.len - 1) / 8 >= 5);
+    }
+
+    #[test]
+    fn port_hit_bits_are_the_ones_the_parser_selects() {
+        // rx_parser selects bits 0..3 by literal index (hdl_gen cannot take the function).
+        assert_eq!(shape_index(false, false), 0);
+        assert_eq!(shape_index(false, true), 1);
+        assert_eq!(shape_index(true, false), 2);
+        assert_eq!(shape_index(true, true), 3);
     }
 
     #[test]

@@ -226,6 +226,9 @@ pub struct RxParser {
     r1_fl: DFF<Bits<20>>,
     /// The extractor's outputs one clock late (see "Stage 1" in `update`).
     q_vlan: DFF<Bit>,
+    q_ip_ok: DFF<Bit>,
+    q_proto_udp: DFF<Bit>,
+    port_sel: Signal<Local, Bit>,
     q_v6: DFF<Bit>,
     q_ip_len: DFF<Bits<20>>,
     q_udp_len: DFF<Bits<20>>,
@@ -470,6 +473,9 @@ impl RxParser {
             r1_beat: Default::default(),
             r1_fl: Default::default(),
             q_vlan: Default::default(),
+            q_ip_ok: Default::default(),
+            q_proto_udp: Default::default(),
+            port_sel: Default::default(),
             q_v6: Default::default(),
             q_ip_len: Default::default(),
             q_udp_len: Default::default(),
@@ -685,6 +691,8 @@ impl Logic for RxParser {
             r1_beat,
             r1_fl,
             q_vlan,
+            q_ip_ok,
+            q_proto_udp,
             q_v6,
             q_ip_len,
             q_udp_len,
@@ -818,10 +826,13 @@ impl Logic for RxParser {
         // payload start), and for a verdict only when the IP length covers the BTH and the ICRC,
         // so the frame ends at least 16 bytes after the BTH starts; the IP and UDP lengths and
         // flags lie in beats 2-7 and matter only then too (or, for the truncation check, once
-        // the frame reaches the end of its UDP header, beat 5 or later). Only the RoCEv2 test
-        // (`ip_ok`, `proto_udp`, `port_roce`: the port can lie in the frame's last beat) and the
-        // checksum (registered inside the extractor) are taken as they are.
+        // the frame reaches the end of its UDP header, beat 5 or later); so do the EtherType, IP
+        // version and protocol of the RoCEv2 test (beats 1-3). Only the UDP port, which can lie
+        // in the frame's last beat, is taken from the capture as it is (at the registered
+        // shape's offset), and the checksum is registered inside the extractor.
         self.q_vlan.d.next = self.ex.vlan.val();
+        self.q_ip_ok.d.next = self.ex.ip_ok.val();
+        self.q_proto_udp.d.next = self.ex.proto_udp.val();
         self.q_v6.d.next = self.ex.v6.val();
         self.q_ip_len.d.next = bit_cast::<20, 16>(self.ex.ip_len.val());
         self.q_udp_len.d.next = bit_cast::<20, 16>(self.ex.udp_len.val());
@@ -901,9 +912,21 @@ impl Logic for RxParser {
         self.nb.next = self.lena_c.val() + self.q_ext_len.q.val();
         self.nbp.next = self.nb.val() + self.q_pad.q.val();
         self.udp_bad.next = self.udp_adj.val() != self.q_ip_len.q.val();
-        self.roce.next = self.ex.ip_ok.val()
-            & self.ex.proto_udp.val()
-            & self.ex.port_roce.val()
+        // The port as captured (it can lie in this beat), at the offset of the shape known from
+        // the earlier beats.
+        self.port_sel.next = self.ex.port_hits.val().get_bit(0);
+        if self.q_vlan.q.val() & !self.q_v6.q.val() {
+            self.port_sel.next = self.ex.port_hits.val().get_bit(2);
+        }
+        if !self.q_vlan.q.val() & self.q_v6.q.val() {
+            self.port_sel.next = self.ex.port_hits.val().get_bit(1);
+        }
+        if self.q_vlan.q.val() & self.q_v6.q.val() {
+            self.port_sel.next = self.ex.port_hits.val().get_bit(3);
+        }
+        self.roce.next = self.q_ip_ok.q.val()
+            & self.q_proto_udp.q.val()
+            & self.port_sel.val()
             & (self.r1_fl.q.val() >= self.udp_end_c.val());
         self.oversize.next = self.r1_beat.q.val() >= self.k_max_beats.val();
         self.trunc.next = self.r1_fl.q.val() < self.ip_end.val();
