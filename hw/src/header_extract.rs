@@ -122,26 +122,19 @@ pub struct Extracted {
     pub ext_len: u64,
 }
 
-/// Extracts everything from the captured bytes (`payload_len` is placed in the header word).
-pub fn extract(b: &[u8; CAP_BYTES], payload_len: u64) -> Extracted {
+/// The header word's entries from the captured bytes, placed by the given shape and opcode
+/// (the block uses the ones registered from earlier beats; [`extract`] the decoded ones).
+pub fn entry_values(
+    b: &[u8; CAP_BYTES],
+    payload_len: u64,
+    vlan: bool,
+    v6: bool,
+    opcode: u64,
+) -> Vec<u64> {
     let get = |f: &Field, base: usize| f.get(&b[base..]);
-    let vlan = get(&eth::ETHERTYPE, 0) == u64::from(eth::ETHERTYPE_VLAN);
-    let et_at = eth::ETHERTYPE.byte + if vlan { eth::VLAN_LAYOUT.len } else { 0 };
-    let ethertype = get(&eth::ETHERTYPE, et_at - eth::ETHERTYPE.byte);
     let l3 = l3_offset(vlan);
-    let v6 = ethertype == u64::from(eth::ETHERTYPE_IPV6);
-    let v4 = ethertype == u64::from(eth::ETHERTYPE_IPV4);
-    let ip_ok = (v4 && get(&ipv4::VERSION, l3) == 4 && get(&ipv4::IHL, l3) == 5)
-        || (v6 && get(&ipv6::VERSION, l3) == 6);
-    let proto_udp = if v6 {
-        get(&ipv6::NEXT_HEADER, l3) == u64::from(ipv4::PROTO_UDP)
-    } else {
-        get(&ipv4::PROTOCOL, l3) == u64::from(ipv4::PROTO_UDP)
-    };
     let u = udp_offset(vlan, v6);
     let bt = bth_offset(vlan, v6);
-    let opcode = get(&bth::OPCODE, bt);
-    let info = OPCODES.iter().find(|o| u64::from(o.code) == opcode);
     let mut values = Vec::with_capacity(ENTRIES.len());
     for en in ENTRIES {
         let v = match en.src {
@@ -169,6 +162,30 @@ pub fn extract(b: &[u8; CAP_BYTES], payload_len: u64) -> Extracted {
         };
         values.push(v);
     }
+    values
+}
+
+/// Extracts everything from the captured bytes (`payload_len` is placed in the header word).
+pub fn extract(b: &[u8; CAP_BYTES], payload_len: u64) -> Extracted {
+    let get = |f: &Field, base: usize| f.get(&b[base..]);
+    let vlan = get(&eth::ETHERTYPE, 0) == u64::from(eth::ETHERTYPE_VLAN);
+    let et_at = eth::ETHERTYPE.byte + if vlan { eth::VLAN_LAYOUT.len } else { 0 };
+    let ethertype = get(&eth::ETHERTYPE, et_at - eth::ETHERTYPE.byte);
+    let l3 = l3_offset(vlan);
+    let v6 = ethertype == u64::from(eth::ETHERTYPE_IPV6);
+    let v4 = ethertype == u64::from(eth::ETHERTYPE_IPV4);
+    let ip_ok = (v4 && get(&ipv4::VERSION, l3) == 4 && get(&ipv4::IHL, l3) == 5)
+        || (v6 && get(&ipv6::VERSION, l3) == 6);
+    let proto_udp = if v6 {
+        get(&ipv6::NEXT_HEADER, l3) == u64::from(ipv4::PROTO_UDP)
+    } else {
+        get(&ipv4::PROTOCOL, l3) == u64::from(ipv4::PROTO_UDP)
+    };
+    let u = udp_offset(vlan, v6);
+    let bt = bth_offset(vlan, v6);
+    let opcode = get(&bth::OPCODE, bt);
+    let info = OPCODES.iter().find(|o| u64::from(o.code) == opcode);
+    let values = entry_values(b, payload_len, vlan, v6, opcode);
     let mut sum: u32 = 0;
     for k in 0..ipv4::LAYOUT.len / 2 {
         sum += u32::from(u16::from_be_bytes([b[l3 + 2 * k], b[l3 + 2 * k + 1]]));
@@ -211,6 +228,12 @@ pub struct HeaderExtract {
     pub we: Signal<In, Bit>,
     pub beat: Signal<In, Bits<16>>,
     pub data: Signal<In, Bits<64>>,
+    /// The shape and opcode the header word's fields are placed by: the consumer's registered
+    /// copies of `vlan`, `v6` and `opcode` (right from the beat after the one that carries
+    /// them, so the word's muxes do not wait on the decode).
+    pub sel_vlan: Signal<In, Bit>,
+    pub sel_v6: Signal<In, Bit>,
+    pub sel_op: Signal<In, Bits<8>>,
     /// The header word (its `payload_len` entry is 0: the parser fills it in).
     pub rec: Signal<Out, Bits<HDR_BITS>>,
     pub vlan: Signal<Out, Bit>,
@@ -236,6 +259,7 @@ pub struct HeaderExtract {
     _lanes: [u32; 4],
     _cs_s: u32,
     _v6: bool,
+    _sel: (bool, bool, u64),
 }
 
 impl Default for HeaderExtract {
@@ -245,6 +269,9 @@ impl Default for HeaderExtract {
             we: Default::default(),
             beat: Default::default(),
             data: Default::default(),
+            sel_vlan: Default::default(),
+            sel_v6: Default::default(),
+            sel_op: Default::default(),
             rec: Default::default(),
             vlan: Default::default(),
             v6: Default::default(),
@@ -266,6 +293,7 @@ impl Default for HeaderExtract {
             _lanes: [0; 4],
             _cs_s: 0,
             _v6: false,
+            _sel: (false, false, 0),
         }
     }
 }
@@ -321,16 +349,23 @@ impl Logic for HeaderExtract {
             }
         }
         self.csum_ok.next = self._v6 || csum_verifies(self._cs_s);
-        if !self._dirty {
+        let sel = (
+            self.sel_vlan.val(),
+            self.sel_v6.val(),
+            self.sel_op.val().to_u64(),
+        );
+        if !self._dirty && sel == self._sel {
             return;
         }
         self._dirty = false;
+        self._sel = sel;
         let x = extract(&self._cap, 0);
         self._v6 = x.v6;
         self.csum_ok.next = x.v6 || csum_verifies(self._cs_s);
+        let values = entry_values(&self._cap, 0, sel.0, sel.1, sel.2);
         let mut words = vec![0u64; HDR_BITS.div_ceil(64)];
         let mut at = 0;
-        for (en, &v) in ENTRIES.iter().zip(&x.values) {
+        for (en, &v) in ENTRIES.iter().zip(&values) {
             for bit in 0..en.width {
                 if v >> bit & 1 == 1 {
                     words[(at + bit) / 64] |= 1 << ((at + bit) % 64);
@@ -593,6 +628,16 @@ pub fn verilog() -> String {
                 }
                 chain
             }
+        };
+        // Placed by the registered shape and opcode, not the ones decoded above.
+        let expr = expr
+            .replace("(vlan ? ", "(sel_vlan ? ")
+            .replace("(v6 ? ", "(sel_v6 ? ")
+            .replace("(opcode == ", "(sel_op == ");
+        let expr = match en.src {
+            Source::Vlan => "sel_vlan".to_string(),
+            Source::V6 => "sel_v6".to_string(),
+            _ => expr,
         };
         body.push_str(&format!("    {name} = {expr};\n"));
         parts.push(name);

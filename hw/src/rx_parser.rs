@@ -226,6 +226,7 @@ pub struct RxParser {
     r1_fl: DFF<Bits<20>>,
     /// The extractor's outputs one clock late (see "Stage 1" in `update`).
     q_vlan: DFF<Bit>,
+    q_op: DFF<Bits<8>>,
     q_ip_ok: DFF<Bit>,
     q_proto_udp: DFF<Bit>,
     port_sel: Signal<Local, Bit>,
@@ -473,6 +474,7 @@ impl RxParser {
             r1_beat: Default::default(),
             r1_fl: Default::default(),
             q_vlan: Default::default(),
+            q_op: Default::default(),
             q_ip_ok: Default::default(),
             q_proto_udp: Default::default(),
             port_sel: Default::default(),
@@ -691,6 +693,7 @@ impl Logic for RxParser {
             r1_beat,
             r1_fl,
             q_vlan,
+            q_op,
             q_ip_ok,
             q_proto_udp,
             q_v6,
@@ -831,6 +834,10 @@ impl Logic for RxParser {
         // in the frame's last beat, is taken from the capture as it is (at the registered
         // shape's offset), and the checksum is registered inside the extractor.
         self.q_vlan.d.next = self.ex.vlan.val();
+        self.q_op.d.next = self.ex.opcode.val();
+        self.ex.sel_vlan.next = self.q_vlan.q.val();
+        self.ex.sel_v6.next = self.q_v6.q.val();
+        self.ex.sel_op.next = self.q_op.q.val();
         self.q_ip_ok.d.next = self.ex.ip_ok.val();
         self.q_proto_udp.d.next = self.ex.proto_udp.val();
         self.q_v6.d.next = self.ex.v6.val();
