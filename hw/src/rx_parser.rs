@@ -230,6 +230,7 @@ pub struct RxParser {
     q_ip_ok: DFF<Bit>,
     q_proto_udp: DFF<Bit>,
     port_sel: Signal<Local, Bit>,
+    hdr_load: Signal<Local, Bit>,
     q_v6: DFF<Bit>,
     q_ip_len: DFF<Bits<20>>,
     q_udp_len: DFF<Bits<20>>,
@@ -478,6 +479,7 @@ impl RxParser {
             q_ip_ok: Default::default(),
             q_proto_udp: Default::default(),
             port_sel: Default::default(),
+            hdr_load: Default::default(),
             q_v6: Default::default(),
             q_ip_len: Default::default(),
             q_udp_len: Default::default(),
@@ -1127,11 +1129,19 @@ impl Logic for RxParser {
         if self.m_hdr_ready.val() {
             self.hdr_valid.d.next = false;
         }
-        if self.commit_pay.val() {
-            self.hdr_valid.d.next = true;
+        // The word is loaded on every last beat that finds the slot free (or being freed), whether
+        // or not the frame is committed: only `hdr_valid` waits on the verdict, so the wide load
+        // enable does not.
+        self.hdr_load.next = self.r2_valid.q.val()
+            & self.r2_last.q.val()
+            & (!self.hdr_valid.q.val() | self.m_hdr_ready.val());
+        if self.hdr_load.val() {
             // The payload length (entry 0 of the word, left 0 by the extractor).
             self.hdr_data.d.next =
                 self.r2_rec.q.val() | bit_cast::<HDR_BITS, 16>(self.plen.val().get_bits::<16>(0));
+        }
+        if self.commit_pay.val() {
+            self.hdr_valid.d.next = true;
         }
         self.m_hdr_valid.next = self.hdr_valid.q.val();
         self.m_hdr_data.next = self.hdr_data.q.val();
