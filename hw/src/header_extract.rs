@@ -167,15 +167,31 @@ pub fn entry_values(
 
 /// Extracts everything from the captured bytes (`payload_len` is placed in the header word).
 pub fn extract(b: &[u8; CAP_BYTES], payload_len: u64) -> Extracted {
+    extract_shaped(b, payload_len, None)
+}
+
+/// As [`extract`], with every field but `vlan` and `v6` read at the offsets of the given shape
+/// (tag, IPv6) instead of the decoded one: what the block computes from the shape its consumer
+/// registered (`sel_vlan`, `sel_v6`).
+pub fn extract_shaped(
+    b: &[u8; CAP_BYTES],
+    payload_len: u64,
+    shape: Option<(bool, bool)>,
+) -> Extracted {
     let get = |f: &Field, base: usize| f.get(&b[base..]);
-    let vlan = get(&eth::ETHERTYPE, 0) == u64::from(eth::ETHERTYPE_VLAN);
-    let et_at = eth::ETHERTYPE.byte + if vlan { eth::VLAN_LAYOUT.len } else { 0 };
-    let ethertype = get(&eth::ETHERTYPE, et_at - eth::ETHERTYPE.byte);
+    let et_of = |vlan: bool| {
+        let et_at = eth::ETHERTYPE.byte + if vlan { eth::VLAN_LAYOUT.len } else { 0 };
+        get(&eth::ETHERTYPE, et_at - eth::ETHERTYPE.byte)
+    };
+    let dec_vlan = get(&eth::ETHERTYPE, 0) == u64::from(eth::ETHERTYPE_VLAN);
+    let dec_v6 = et_of(dec_vlan) == u64::from(eth::ETHERTYPE_IPV6);
+    let (vlan, v6) = shape.unwrap_or((dec_vlan, dec_v6));
+    let ethertype = et_of(vlan);
     let l3 = l3_offset(vlan);
-    let v6 = ethertype == u64::from(eth::ETHERTYPE_IPV6);
+    let et_v6 = ethertype == u64::from(eth::ETHERTYPE_IPV6);
     let v4 = ethertype == u64::from(eth::ETHERTYPE_IPV4);
     let ip_ok = (v4 && get(&ipv4::VERSION, l3) == 4 && get(&ipv4::IHL, l3) == 5)
-        || (v6 && get(&ipv6::VERSION, l3) == 6);
+        || (et_v6 && get(&ipv6::VERSION, l3) == 6);
     let proto_udp = if v6 {
         get(&ipv6::NEXT_HEADER, l3) == u64::from(ipv4::PROTO_UDP)
     } else {
@@ -194,8 +210,8 @@ pub fn extract(b: &[u8; CAP_BYTES], payload_len: u64) -> Extracted {
     let f2 = (f1 & 0xFFFF) + (f1 >> 16);
     Extracted {
         values,
-        vlan,
-        v6,
+        vlan: dec_vlan,
+        v6: dec_v6,
         ip_ok,
         proto_udp,
         port_roce: get(&udp::DST_PORT, u) == u64::from(udp::ROCE_PORT),
@@ -359,7 +375,7 @@ impl Logic for HeaderExtract {
         }
         self._dirty = false;
         self._sel = sel;
-        let x = extract(&self._cap, 0);
+        let x = extract_shaped(&self._cap, 0, Some((sel.0, sel.1)));
         self._v6 = x.v6;
         self.csum_ok.next = x.v6 || csum_verifies(self._cs_s);
         let values = entry_values(&self._cap, 0, sel.0, sel.1, sel.2);
@@ -581,6 +597,47 @@ pub fn verilog() -> String {
         "    pad_cnt = {};\n",
         by_shape(&bth::PAD_CNT, bth_offset)
     ));
+    // Every field but the shape itself is read at the registered shape's offsets
+    // (`extract_shaped`): the muxes select on registers, not on the decode above.
+    v.push_str("reg [15:0] ethertype_s;\n");
+    let et_s = et.replace("(vlan ? ", "(sel_vlan ? ");
+    let shaped: String = body
+        .lines()
+        .map(|l| {
+            let t = l.trim_start();
+            let field = [
+                "ip_ok =",
+                "proto_udp =",
+                "frag =",
+                "ip_len =",
+                "udp_len =",
+                "opcode =",
+                "tver =",
+                "pad_cnt =",
+            ]
+            .iter()
+            .any(|p| t.starts_with(p));
+            if t.starts_with("v6 =") {
+                // The registered shape's EtherType, before its first use below.
+                return format!("{l}\n    ethertype_s = {et_s};\n");
+            }
+            if !field {
+                return format!("{l}\n");
+            }
+            let l = l
+                .replace("(vlan ? ", "(sel_vlan ? ")
+                .replace("(v6 ? ", "(sel_v6 ? ")
+                .replace("= v6 ? ", "= sel_v6 ? ")
+                .replace("= !v6 & ", "= !sel_v6 & ")
+                .replace("(ethertype == ", "(ethertype_s == ")
+                .replace(
+                    "| (v6 & ",
+                    &format!("| ((ethertype_s == 16'd{}) & ", eth::ETHERTYPE_IPV6),
+                );
+            format!("{l}\n")
+        })
+        .collect();
+    body = shaped;
     let all: Vec<u8> = OPCODES.iter().map(|o| o.code).collect();
     let pay: Vec<u8> = OPCODES
         .iter()
