@@ -80,6 +80,11 @@ pub struct TxBuilder {
     np: DFF<Bits<16>>,
     /// The last payload input beat (`np - 1`; meaningless without payload).
     npm1: DFF<Bits<16>>,
+    /// `ob >= nh`, `ob == lastb` and `ib < np`, kept as registers (set at the start, updated
+    /// as `ob` and `ib` advance) so the emit and start logic compares nothing.
+    in_pay_q: DFF<Bit>,
+    is_last_q: DFF<Bit>,
+    ib_more_q: DFF<Bit>,
     /// The last payload beat's keep and data mask, and the frame's last beat's keep.
     lkeep: DFF<Bits<8>>,
     ldmask: DFF<Bits<64>>,
@@ -106,6 +111,7 @@ pub struct TxBuilder {
     go: Signal<Local, Bit>,
     take: Signal<Local, Bit>,
     is_last: Signal<Local, Bit>,
+    ob1: Signal<Local, Bits<16>>,
     fin: Signal<Local, Bit>,
     ib1: Signal<Local, Bits<16>>,
     last_in: Signal<Local, Bit>,
@@ -126,6 +132,9 @@ pub struct TxBuilder {
     pl16: Signal<Local, Bits<16>>,
     np_sum: Signal<Local, Bits<16>>,
     pl_m1: Signal<Local, Bits<16>>,
+    st_nh: Signal<Local, Bits<16>>,
+    st_np: Signal<Local, Bits<16>>,
+    st_lastb: Signal<Local, Bits<16>>,
     st_lkeep: Signal<Local, Bits<8>>,
     st_ldmask: Signal<Local, Bits<64>>,
     st_lokeep: Signal<Local, Bits<8>>,
@@ -178,6 +187,9 @@ impl TxBuilder {
             nh: Default::default(),
             np: Default::default(),
             npm1: Default::default(),
+            in_pay_q: Default::default(),
+            is_last_q: Default::default(),
+            ib_more_q: Default::default(),
             lkeep: Default::default(),
             ldmask: Default::default(),
             lokeep: Default::default(),
@@ -203,6 +215,7 @@ impl TxBuilder {
             go: Default::default(),
             take: Default::default(),
             is_last: Default::default(),
+            ob1: Default::default(),
             fin: Default::default(),
             ib1: Default::default(),
             last_in: Default::default(),
@@ -223,6 +236,9 @@ impl TxBuilder {
             pl16: Default::default(),
             np_sum: Default::default(),
             pl_m1: Default::default(),
+            st_nh: Default::default(),
+            st_np: Default::default(),
+            st_lastb: Default::default(),
             st_lkeep: Default::default(),
             st_ldmask: Default::default(),
             st_lokeep: Default::default(),
@@ -253,9 +269,9 @@ impl Logic for TxBuilder {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, hs, hs_valid, busy, drain, hb, ob, ib, nh, np, npm1, lkeep, ldmask,
-            lokeep, lastb, flen, plen, sh, prev, in_done, bad, late, o_valid, o_data, o_keep,
-            o_last, o_user, c_frames, c_len_err
+            self, clock, hs, hs_valid, busy, drain, hb, ob, ib, nh, np, npm1, in_pay_q, is_last_q,
+            ib_more_q, lkeep, ldmask, lokeep, lastb, flen, plen, sh, prev, in_done, bad, late,
+            o_valid, o_data, o_keep, o_last, o_user, c_frames, c_len_err
         );
         self.icrc.clock.next = self.clock.val();
         self.icrc.reset.next = self.reset.val();
@@ -268,15 +284,15 @@ impl Logic for TxBuilder {
         self.adv.next = (!self.o_valid.q.val() | self.icrc.s_axis_tready.val()) & !self.reset.val();
 
         // ---- The beat `ob` of the current frame.
-        self.in_pay.next = self.ob.q.val() >= self.nh.q.val();
-        self.need_in.next =
-            self.in_pay.val() & !self.in_done.q.val() & (self.ib.q.val() < self.np.q.val());
+        self.in_pay.next = self.in_pay_q.q.val();
+        self.need_in.next = self.in_pay.val() & !self.in_done.q.val() & self.ib_more_q.q.val();
         // A payload beat is taken only once the previous frame's overlong payload is drained.
         self.emit.next = self.busy.q.val()
             & (!self.need_in.val() | (self.s_axis_tvalid.val() & !self.drain.q.val()));
         self.go.next = self.adv.val() & self.emit.val();
         self.take.next = self.go.val() & self.need_in.val();
-        self.is_last.next = self.ob.q.val() == self.lastb.q.val();
+        self.is_last.next = self.is_last_q.q.val();
+        self.ob1.next = self.ob.q.val() + self.k_one16.val();
         self.fin.next = self.go.val() & self.is_last.val();
 
         // Payload bytes left at input beat `ib`, and the lanes they fill.
@@ -348,9 +364,14 @@ impl Logic for TxBuilder {
             self.st_lokeep.next = !(self.k_ff8.val() << self.fl_lo.val());
         }
         self.fl_m1.next = self.comp.frame_len.val() - self.k_one16.val();
+        self.st_nh.next = self.hl16.val() >> 3;
+        self.st_np.next = self.np_sum.val() >> 3;
+        self.st_lastb.next = self.fl_m1.val() >> 3;
 
         if self.go.val() {
-            self.ob.d.next = self.ob.q.val() + self.k_one16.val();
+            self.ob.d.next = self.ob1.val();
+            self.in_pay_q.d.next = self.ob1.val() >= self.nh.q.val();
+            self.is_last_q.d.next = self.ob1.val() == self.lastb.q.val();
             self.hb.d.next = self.hb.q.val() >> 64;
             self.prev.d.next = self.cur.val();
             self.bad.d.next = self.bad_now.val();
@@ -358,6 +379,7 @@ impl Logic for TxBuilder {
         }
         if self.take.val() {
             self.ib.d.next = self.ib1.val();
+            self.ib_more_q.d.next = self.ib1.val() < self.np.q.val();
             if self.s_axis_tlast.val() {
                 self.in_done.d.next = true;
             }
@@ -378,15 +400,18 @@ impl Logic for TxBuilder {
             self.flen.d.next = self.comp.frame_len.val();
             self.plen.d.next = self.pl16.val();
             self.sh.d.next = self.comp.hdr_len.val().get_bits::<3>(0);
-            self.nh.d.next = self.hl16.val() >> 3;
-            self.np.d.next = self.np_sum.val() >> 3;
+            self.nh.d.next = self.st_nh.val();
+            self.np.d.next = self.st_np.val();
             self.npm1.d.next = self.pl_m1.val() >> 3;
             self.lkeep.d.next = self.st_lkeep.val();
             self.ldmask.d.next = self.st_ldmask.val();
             self.lokeep.d.next = self.st_lokeep.val();
-            self.lastb.d.next = self.fl_m1.val() >> 3;
+            self.lastb.d.next = self.st_lastb.val();
             self.ob.d.next = self.k_zero16.val();
             self.ib.d.next = self.k_zero16.val();
+            self.in_pay_q.d.next = self.st_nh.val() == self.k_zero16.val();
+            self.is_last_q.d.next = self.st_lastb.val() == self.k_zero16.val();
+            self.ib_more_q.d.next = self.st_np.val() != self.k_zero16.val();
             self.prev.d.next = self.k_zero64.val();
             self.in_done.d.next = false;
             self.bad.d.next = false;
