@@ -226,6 +226,14 @@ pub struct RxParser {
     r1_fl: DFF<Bits<20>>,
     /// The extractor's outputs one clock late (see "Stage 1" in `update`).
     q_vlan: DFF<Bit>,
+    /// Sums and tests of the extractor's fields, registered with them (`d_*` their inputs).
+    q_ip_end: DFF<Bits<20>>,
+    q_nb: DFF<Bits<20>>,
+    q_nbp: DFF<Bits<20>>,
+    q_len_a: DFF<Bit>,
+    d_ip_len: Signal<Local, Bits<20>>,
+    d_ext_len: Signal<Local, Bits<20>>,
+    d_lpad: Signal<Local, Bits<20>>,
     q_op: DFF<Bits<8>>,
     q_ip_ok: DFF<Bit>,
     q_proto_udp: DFF<Bit>,
@@ -233,7 +241,6 @@ pub struct RxParser {
     hdr_load: Signal<Local, Bit>,
     q_v6: DFF<Bit>,
     q_ip_len: DFF<Bits<20>>,
-    q_udp_len: DFF<Bits<20>>,
     q_frag: DFF<Bit>,
     q_tver: DFF<Bits<4>>,
     q_pad: DFF<Bits<20>>,
@@ -475,6 +482,13 @@ impl RxParser {
             r1_beat: Default::default(),
             r1_fl: Default::default(),
             q_vlan: Default::default(),
+            q_ip_end: Default::default(),
+            q_nb: Default::default(),
+            q_nbp: Default::default(),
+            q_len_a: Default::default(),
+            d_ip_len: Default::default(),
+            d_ext_len: Default::default(),
+            d_lpad: Default::default(),
             q_op: Default::default(),
             q_ip_ok: Default::default(),
             q_proto_udp: Default::default(),
@@ -482,7 +496,6 @@ impl RxParser {
             hdr_load: Default::default(),
             q_v6: Default::default(),
             q_ip_len: Default::default(),
-            q_udp_len: Default::default(),
             q_frag: Default::default(),
             q_tver: Default::default(),
             q_pad: Default::default(),
@@ -695,12 +708,15 @@ impl Logic for RxParser {
             r1_beat,
             r1_fl,
             q_vlan,
+            q_ip_end,
+            q_nb,
+            q_nbp,
+            q_len_a,
             q_op,
             q_ip_ok,
             q_proto_udp,
             q_v6,
             q_ip_len,
-            q_udp_len,
             q_frag,
             q_tver,
             q_pad,
@@ -844,7 +860,6 @@ impl Logic for RxParser {
         self.q_proto_udp.d.next = self.ex.proto_udp.val();
         self.q_v6.d.next = self.ex.v6.val();
         self.q_ip_len.d.next = bit_cast::<20, 16>(self.ex.ip_len.val());
-        self.q_udp_len.d.next = bit_cast::<20, 16>(self.ex.udp_len.val());
         self.q_frag.d.next = self.ex.frag.val();
         self.q_tver.d.next = self.ex.tver.val();
         self.q_pad.d.next = bit_cast::<20, 2>(self.ex.pad_cnt.val());
@@ -879,15 +894,26 @@ impl Logic for RxParser {
             self.udp_end_c.next = self.k_ue_t6.val();
         }
         self.lena_c.next = self.k_lena4.val();
-        self.udp_adj.next = self.q_udp_len.q.val() + self.k_iph4.val();
+        self.udp_adj.next = bit_cast::<20, 16>(self.ex.udp_len.val()) + self.k_iph4.val();
         if self.q_v6.q.val() {
             self.lena_c.next = self.k_lena6.val();
-            self.udp_adj.next = self.q_udp_len.q.val();
+            self.udp_adj.next = bit_cast::<20, 16>(self.ex.udp_len.val());
         }
+        // Registered with the fields (the shape constants are those of the fields' shape): the
+        // IP packet's end, what the IP length must reach for the headers (`nb`) and with the
+        // pad (`nbp`), and the UDP length and BTH-room test.
+        self.d_ip_len.next = bit_cast::<20, 16>(self.ex.ip_len.val());
+        self.d_ext_len.next = bit_cast::<20, 8>(self.ex.ext_len.val());
+        self.q_ip_end.d.next = self.ipe_base.val() + self.d_ip_len.val();
+        self.q_nb.d.next = self.lena_c.val() + self.d_ext_len.val();
+        self.d_lpad.next = self.lena_c.val() + bit_cast::<20, 2>(self.ex.pad_cnt.val());
+        self.q_nbp.d.next = self.d_lpad.val() + self.d_ext_len.val();
+        self.udp_bad.next = self.udp_adj.val() != self.d_ip_len.val();
+        self.q_len_a.d.next = self.udp_bad.val() | (self.d_ip_len.val() < self.lena_c.val());
         // Every comparison is one adder deep: the IP length against the shape's constants plus
         // the extension length (`nb`: what the IP length must reach for the headers and ICRC).
         self.pstart.next = self.pstart_c.val() + self.q_ext_len.q.val();
-        self.ip_end.next = self.ipe_base.val() + self.q_ip_len.q.val();
+        self.ip_end.next = self.q_ip_end.q.val();
         // The payload length (IP length less headers, extension headers, pad and ICRC), plus 7
         // and less 1, and the beat that holds the payload's last byte: two adders each.
         self.px.next = self.q_pad.q.val() + self.q_ext_len.q.val();
@@ -918,9 +944,8 @@ impl Logic for RxParser {
         self.lenm1_v.next = (self.lenm1_t.val() + self.q_ip_len.q.val()) - self.px.val();
         self.elb_v.next = (self.elb_t.val() + self.q_ip_len.q.val()) - self.q_pad.q.val();
         self.len_neg.next = self.len_v.val().get_bit(19);
-        self.nb.next = self.lena_c.val() + self.q_ext_len.q.val();
-        self.nbp.next = self.nb.val() + self.q_pad.q.val();
-        self.udp_bad.next = self.udp_adj.val() != self.q_ip_len.q.val();
+        self.nb.next = self.q_nb.q.val();
+        self.nbp.next = self.q_nbp.q.val();
         // The port as captured (it can lie in this beat), at the offset of the shape known from
         // the earlier beats.
         self.port_sel.next = self.ex.port_hits.val().get_bit(0);
@@ -939,7 +964,7 @@ impl Logic for RxParser {
             & (self.r1_fl.q.val() >= self.udp_end_c.val());
         self.oversize.next = self.r1_beat.q.val() >= self.k_max_beats.val();
         self.trunc.next = self.r1_fl.q.val() < self.ip_end.val();
-        self.len_a.next = self.udp_bad.val() | (self.q_ip_len.q.val() < self.lena_c.val());
+        self.len_a.next = self.q_len_a.q.val();
         self.len_b.next = (self.q_ip_len.q.val() < self.nb.val())
             | (self.q_ip_len.q.val().get_bits::<2>(0) != self.k_zero2.val())
             | (!self.q_has_payload.q.val() & (self.q_ip_len.q.val() != self.nb.val()))
