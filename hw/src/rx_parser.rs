@@ -224,6 +224,11 @@ pub struct RxParser {
     r1_user: DFF<Bits<2>>,
     r1_beat: DFF<Bits<16>>,
     r1_fl: DFF<Bits<20>>,
+    /// `r1_fl` reaches the end of the UDP header, for each shape (registered with it).
+    r1_ue: DFF<Bits<4>>,
+    fl_in: Signal<Local, Bits<20>>,
+    ue_in: Signal<Local, Bits<4>>,
+    ue_ok: Signal<Local, Bit>,
     /// The extractor's outputs one clock late (see "Stage 1" in `update`).
     q_vlan: DFF<Bit>,
     /// Sums and tests of the extractor's fields, registered with them (`d_*` their inputs).
@@ -252,7 +257,6 @@ pub struct RxParser {
     ipe_m4: Signal<Local, Bits<20>>,
     pstart_c: Signal<Local, Bits<20>>,
     bth_beat_c: Signal<Local, Bits<20>>,
-    udp_end_c: Signal<Local, Bits<20>>,
     lena_c: Signal<Local, Bits<20>>,
     udp_adj: Signal<Local, Bits<20>>,
     nb: Signal<Local, Bits<20>>,
@@ -481,6 +485,10 @@ impl RxParser {
             r1_user: Default::default(),
             r1_beat: Default::default(),
             r1_fl: Default::default(),
+            r1_ue: Default::default(),
+            fl_in: Default::default(),
+            ue_in: Default::default(),
+            ue_ok: Default::default(),
             q_vlan: Default::default(),
             q_ip_end: Default::default(),
             q_nb: Default::default(),
@@ -507,7 +515,6 @@ impl RxParser {
             ipe_m4: Default::default(),
             pstart_c: Default::default(),
             bth_beat_c: Default::default(),
-            udp_end_c: Default::default(),
             lena_c: Default::default(),
             udp_adj: Default::default(),
             nb: Default::default(),
@@ -707,6 +714,7 @@ impl Logic for RxParser {
             r1_user,
             r1_beat,
             r1_fl,
+            r1_ue,
             q_vlan,
             q_ip_end,
             q_nb,
@@ -829,8 +837,19 @@ impl Logic for RxParser {
         if self.icrc.m_axis_tkeep.val() == self.k_keep8.val() {
             self.kc.next = self.k_n8.val();
         }
+        self.fl_in.next = (bit_cast::<20, 16>(self.beat_a.q.val()) << 3) + self.kc.val();
+        // Bits as `header_extract::shape_index`: plain IPv4, plain IPv6, tag IPv4, tag IPv6.
+        self.ue_in.next = self
+            .k_zero4
+            .val()
+            .replace_bit(0, self.fl_in.val() >= self.k_ue_pp.val())
+            .replace_bit(1, self.fl_in.val() >= self.k_ue_p6.val())
+            .replace_bit(2, self.fl_in.val() >= self.k_ue_tp.val())
+            .replace_bit(3, self.fl_in.val() >= self.k_ue_t6.val());
+        self.r1_ue.d.next = self.r1_ue.q.val();
         if self.adv.val() {
-            self.r1_fl.d.next = (bit_cast::<20, 16>(self.beat_a.q.val()) << 3) + self.kc.val();
+            self.r1_fl.d.next = self.fl_in.val();
+            self.r1_ue.d.next = self.ue_in.val();
             self.r1_valid.d.next = self.icrc.m_axis_tvalid.val();
             self.r1_data.d.next = self.icrc.m_axis_tdata.val();
             self.r1_keep.d.next = self.icrc.m_axis_tkeep.val();
@@ -871,27 +890,23 @@ impl Logic for RxParser {
         self.ipe_m4.next = self.k_ipm4_pp.val();
         self.pstart_c.next = self.k_pst_pp.val();
         self.bth_beat_c.next = self.k_bb_pp.val();
-        self.udp_end_c.next = self.k_ue_pp.val();
         if self.q_vlan.q.val() & !self.q_v6.q.val() {
             self.ipe_base.next = self.k_ipe_tp.val();
             self.ipe_m4.next = self.k_ipm4_tp.val();
             self.pstart_c.next = self.k_pst_tp.val();
             self.bth_beat_c.next = self.k_bb_tp.val();
-            self.udp_end_c.next = self.k_ue_tp.val();
         }
         if !self.q_vlan.q.val() & self.q_v6.q.val() {
             self.ipe_base.next = self.k_ipe_p6.val();
             self.ipe_m4.next = self.k_ipm4_p6.val();
             self.pstart_c.next = self.k_pst_p6.val();
             self.bth_beat_c.next = self.k_bb_p6.val();
-            self.udp_end_c.next = self.k_ue_p6.val();
         }
         if self.q_vlan.q.val() & self.q_v6.q.val() {
             self.ipe_base.next = self.k_ipe_t6.val();
             self.ipe_m4.next = self.k_ipm4_t6.val();
             self.pstart_c.next = self.k_pst_t6.val();
             self.bth_beat_c.next = self.k_bb_t6.val();
-            self.udp_end_c.next = self.k_ue_t6.val();
         }
         self.lena_c.next = self.k_lena4.val();
         self.udp_adj.next = bit_cast::<20, 16>(self.ex.udp_len.val()) + self.k_iph4.val();
@@ -958,10 +973,20 @@ impl Logic for RxParser {
         if self.q_vlan.q.val() & self.q_v6.q.val() {
             self.port_sel.next = self.ex.port_hits.val().get_bit(3);
         }
+        self.ue_ok.next = self.r1_ue.q.val().get_bit(0);
+        if self.q_vlan.q.val() & !self.q_v6.q.val() {
+            self.ue_ok.next = self.r1_ue.q.val().get_bit(2);
+        }
+        if !self.q_vlan.q.val() & self.q_v6.q.val() {
+            self.ue_ok.next = self.r1_ue.q.val().get_bit(1);
+        }
+        if self.q_vlan.q.val() & self.q_v6.q.val() {
+            self.ue_ok.next = self.r1_ue.q.val().get_bit(3);
+        }
         self.roce.next = self.q_ip_ok.q.val()
             & self.q_proto_udp.q.val()
             & self.port_sel.val()
-            & (self.r1_fl.q.val() >= self.udp_end_c.val());
+            & self.ue_ok.val();
         self.oversize.next = self.r1_beat.q.val() >= self.k_max_beats.val();
         self.trunc.next = self.r1_fl.q.val() < self.ip_end.val();
         self.len_a.next = self.q_len_a.q.val();
