@@ -547,6 +547,27 @@ pub fn parse_part(part: &str) -> Result<Part> {
     })
 }
 
+/// nextpnr-ecp5's arguments for `top.json` and `top.lpf` on `part`, its report in `report`, with
+/// timing failures reported rather than fatal.
+pub(crate) fn nextpnr_args(part: &Part, report: &str, seed: u64) -> Vec<String> {
+    vec![
+        format!("--{}", part.nextpnr_device),
+        "--package".into(),
+        part.package.clone(),
+        "--speed".into(),
+        part.speed.to_string(),
+        "--json".into(),
+        "top.json".into(),
+        "--lpf".into(),
+        "top.lpf".into(),
+        "--report".into(),
+        report.into(),
+        "--timing-allow-fail".into(),
+        "--seed".into(),
+        seed.to_string(),
+    ]
+}
+
 /// One step's record.
 #[derive(Clone, Debug, Serialize)]
 pub struct Step {
@@ -816,24 +837,8 @@ pub fn run_build(args: &BuildArgs) -> Result<ExitCode> {
         ],
         "yosys.log",
     )?;
-    let pnr: Vec<String> = vec![
-        format!("--{}", part.nextpnr_device),
-        "--package".into(),
-        part.package.clone(),
-        "--speed".into(),
-        part.speed.to_string(),
-        "--json".into(),
-        "top.json".into(),
-        "--lpf".into(),
-        "top.lpf".into(),
-        "--textcfg".into(),
-        "top.config".into(),
-        "--report".into(),
-        "report-nextpnr.json".into(),
-        "--timing-allow-fail".into(),
-        "--seed".into(),
-        args.seed.to_string(),
-    ];
+    let mut pnr = nextpnr_args(&part, "report-nextpnr.json", args.seed);
+    pnr.extend(["--textcfg".into(), "top.config".into()]);
     run_step(&mut steps, "place-route", &nextpnr, &pnr, "nextpnr.log")?;
     let ecppack = find_tool("ecppack", "yowasp-ecppack")?;
     tools.push(ecppack.clone());

@@ -17,8 +17,8 @@ use anyhow::{Context, Result, anyhow, bail};
 use serde::Serialize;
 
 use crate::fpga::{
-    BuildArgs, Tool, TopPort, Use, clock_name, find_tool, parse_nextpnr_report, parse_part,
-    run_tool, top_ports,
+    BuildArgs, Tool, TopPort, Use, clock_name, find_tool, nextpnr_args, parse_nextpnr_report,
+    parse_part, run_tool, top_ports,
 };
 
 /// Whether a 1-bit input is a clock: rust-hdl names them `clock` (or `*_clock`); board-level
@@ -455,23 +455,9 @@ pub fn run_core_build(args: &BuildArgs) -> Result<ExitCode> {
         seeds, args.jobs, nextpnr.program
     );
     let pnr_args = |seed: u64| -> Vec<String> {
-        vec![
-            format!("--{}", part.nextpnr_device),
-            "--package".into(),
-            part.package.clone(),
-            "--speed".into(),
-            part.speed.to_string(),
-            "--json".into(),
-            "top.json".into(),
-            "--lpf".into(),
-            "top.lpf".into(),
-            "--lpf-allow-unconstrained".into(),
-            "--report".into(),
-            format!("report-seed{seed}.json"),
-            "--timing-allow-fail".into(),
-            "--seed".into(),
-            seed.to_string(),
-        ]
+        let mut a = nextpnr_args(&part, &format!("report-seed{seed}.json"), seed);
+        a.push("--lpf-allow-unconstrained".into());
+        a
     };
     let mut secs: Vec<(u64, f64)> = Vec::new();
     for batch in seeds.chunks(args.jobs as usize) {

@@ -104,7 +104,6 @@ pub struct Extracted {
     /// EtherType IPv4 with version 4 and IHL 5, or EtherType IPv6 with version 6.
     pub ip_ok: bool,
     pub proto_udp: bool,
-    pub port_roce: bool,
     /// The port test at each shape's UDP offset, bit `2 * tag + ipv6` ([`shape_index`]).
     pub port_hits: u64,
     /// IPv4 MF set or a non-zero fragment offset.
@@ -214,7 +213,6 @@ pub fn extract_shaped(
         v6: dec_v6,
         ip_ok,
         proto_udp,
-        port_roce: get(&udp::DST_PORT, u) == u64::from(udp::ROCE_PORT),
         port_hits: [(false, false), (false, true), (true, false), (true, true)]
             .iter()
             .filter(|&&(t, s6)| get(&udp::DST_PORT, udp_offset(t, s6)) == u64::from(udp::ROCE_PORT))

@@ -254,7 +254,6 @@ pub struct RxParser {
     q_ext_len: DFF<Bits<20>>,
     kc: Signal<Local, Bits<20>>,
     ipe_base: Signal<Local, Bits<20>>,
-    ipe_m4: Signal<Local, Bits<20>>,
     pstart_c: Signal<Local, Bits<20>>,
     bth_beat_c: Signal<Local, Bits<20>>,
     lena_c: Signal<Local, Bits<20>>,
@@ -364,16 +363,12 @@ pub struct RxParser {
     pend_commit: DFF<Bit>,
     pend_rewind: DFF<Bit>,
     /// By shape (tag, IPv6), indexed `_pp` plain IPv4, `_tp` tag IPv4, `_p6`, `_t6`: where the
-    /// IP packet's length counts from; that less the ICRC; the payload start without extension
+    /// IP packet's length counts from; the payload start without extension
     /// headers; the BTH's beat; the end of the UDP header.
     k_ipe_pp: Constant<Bits<20>>,
     k_ipe_tp: Constant<Bits<20>>,
     k_ipe_p6: Constant<Bits<20>>,
     k_ipe_t6: Constant<Bits<20>>,
-    k_ipm4_pp: Constant<Bits<20>>,
-    k_ipm4_tp: Constant<Bits<20>>,
-    k_ipm4_p6: Constant<Bits<20>>,
-    k_ipm4_t6: Constant<Bits<20>>,
     k_pst_pp: Constant<Bits<20>>,
     k_pst_tp: Constant<Bits<20>>,
     k_pst_p6: Constant<Bits<20>>,
@@ -512,7 +507,6 @@ impl RxParser {
             q_ext_len: Default::default(),
             kc: Default::default(),
             ipe_base: Default::default(),
-            ipe_m4: Default::default(),
             pstart_c: Default::default(),
             bth_beat_c: Default::default(),
             lena_c: Default::default(),
@@ -625,10 +619,6 @@ impl RxParser {
             k_ipe_tp: c20(shape::ip_base(true, false)),
             k_ipe_p6: c20(shape::ip_base(false, true)),
             k_ipe_t6: c20(shape::ip_base(true, true)),
-            k_ipm4_pp: c20(shape::ip_base(false, false) - icrc::LEN as u64),
-            k_ipm4_tp: c20(shape::ip_base(true, false) - icrc::LEN as u64),
-            k_ipm4_p6: c20(shape::ip_base(false, true) - icrc::LEN as u64),
-            k_ipm4_t6: c20(shape::ip_base(true, true) - icrc::LEN as u64),
             k_pst_pp: c20(shape::payload_base(false, false)),
             k_pst_tp: c20(shape::payload_base(true, false)),
             k_pst_p6: c20(shape::payload_base(false, true)),
@@ -887,24 +877,20 @@ impl Logic for RxParser {
         self.q_ext_len.d.next = bit_cast::<20, 8>(self.ex.ext_len.val());
         // Shape constants.
         self.ipe_base.next = self.k_ipe_pp.val();
-        self.ipe_m4.next = self.k_ipm4_pp.val();
         self.pstart_c.next = self.k_pst_pp.val();
         self.bth_beat_c.next = self.k_bb_pp.val();
         if self.q_vlan.q.val() & !self.q_v6.q.val() {
             self.ipe_base.next = self.k_ipe_tp.val();
-            self.ipe_m4.next = self.k_ipm4_tp.val();
             self.pstart_c.next = self.k_pst_tp.val();
             self.bth_beat_c.next = self.k_bb_tp.val();
         }
         if !self.q_vlan.q.val() & self.q_v6.q.val() {
             self.ipe_base.next = self.k_ipe_p6.val();
-            self.ipe_m4.next = self.k_ipm4_p6.val();
             self.pstart_c.next = self.k_pst_p6.val();
             self.bth_beat_c.next = self.k_bb_p6.val();
         }
         if self.q_vlan.q.val() & self.q_v6.q.val() {
             self.ipe_base.next = self.k_ipe_t6.val();
-            self.ipe_m4.next = self.k_ipm4_t6.val();
             self.pstart_c.next = self.k_pst_t6.val();
             self.bth_beat_c.next = self.k_bb_t6.val();
         }
