@@ -8,8 +8,10 @@
 //!   -> MAC tx (tx clock) -> rgmii tx
 //! ```
 //!
-//! The core sends every frame it passes back out of the same port; a frame it marks bad goes
-//! out with an inverted FCS, so the first switch or NIC drops it. The PHY reset is held
+//! The core (the packet layer in loopback, [`CoreSlot`]) sends every frame back out of the same
+//! port: a RoCEv2 frame rebuilt from its parsed fields, anything else unchanged; a RoCEv2 frame
+//! that fails a check is dropped, and a frame the MAC found bad goes out with an inverted FCS,
+//! so the first switch or NIC drops it. The PHY reset is held
 //! released: on the Colorlight 5A-75B the FPGA's clock comes from a PHY, so resetting the PHYs
 //! would stop the FPGA's own clock.
 

@@ -167,6 +167,9 @@ pub struct IcrcEngine {
     adv: Signal<Local, Bit>,
     take: Signal<Local, Bit>,
     b1: Signal<Local, Bit>,
+    /// `beat == 1` and `beat == 2`, kept as registers beside the beat counter.
+    b1q: DFF<Bit>,
+    b2q: DFF<Bit>,
     b2: Signal<Local, Bit>,
     cur_vlan: Signal<Local, Bit>,
     cur_v6: Signal<Local, Bit>,
@@ -174,9 +177,13 @@ pub struct IcrcEngine {
     cur_ver: Signal<Local, Bit>,
     cur_proto: Signal<Local, Bit>,
     cur_port: Signal<Local, Bit>,
-    cur_len: Signal<Local, Bits<16>>,
+    cur_len4: Signal<Local, Bits<16>>,
+    cur_len6: Signal<Local, Bits<16>>,
+    cur_end4: Signal<Local, Bits<16>>,
+    cur_end6: Signal<Local, Bits<16>>,
     cur_end: Signal<Local, Bits<16>>,
-    end_off: Signal<Local, Bits<16>>,
+    end_off4: Signal<Local, Bits<16>>,
+    end_off6: Signal<Local, Bits<16>>,
     cur_end_beat: Signal<Local, Bits<16>>,
     cur_end_hi: Signal<Local, Bit>,
     cur_len_ok: Signal<Local, Bit>,
@@ -195,7 +202,6 @@ pub struct IcrcEngine {
     load6: Constant<Bits<32>>,
     k_zero16: Constant<Bits<16>>,
     k_one16: Constant<Bits<16>>,
-    k_two16: Constant<Bits<16>>,
     k_vlan_off: Constant<Bits<16>>,
     k_plain_off: Constant<Bits<16>>,
     k_plain6_off: Constant<Bits<16>>,
@@ -302,6 +308,8 @@ impl IcrcEngine {
             adv: Default::default(),
             take: Default::default(),
             b1: Default::default(),
+            b1q: Default::default(),
+            b2q: Default::default(),
             b2: Default::default(),
             cur_vlan: Default::default(),
             cur_v6: Default::default(),
@@ -309,9 +317,13 @@ impl IcrcEngine {
             cur_ver: Default::default(),
             cur_proto: Default::default(),
             cur_port: Default::default(),
-            cur_len: Default::default(),
+            cur_len4: Default::default(),
+            cur_len6: Default::default(),
+            cur_end4: Default::default(),
+            cur_end6: Default::default(),
             cur_end: Default::default(),
-            end_off: Default::default(),
+            end_off4: Default::default(),
+            end_off6: Default::default(),
             cur_end_beat: Default::default(),
             cur_end_hi: Default::default(),
             cur_len_ok: Default::default(),
@@ -328,7 +340,6 @@ impl IcrcEngine {
             load6: Constant::new(bits::<32>(u64::from(reg_after_ones(6)))),
             k_zero16: c16(0),
             k_one16: c16(1),
-            k_two16: c16(2),
             // CRC end (frame offset of the ICRC) = l3 + IP length - 4.
             k_vlan_off: c16(18 - 4),
             k_plain_off: c16(14 - 4),
@@ -369,6 +380,8 @@ impl Logic for IcrcEngine {
             self,
             clock,
             beat,
+            b1q,
+            b2q,
             vlan,
             v6,
             ip_ok,
@@ -422,8 +435,8 @@ impl Logic for IcrcEngine {
         self.take.next = self.adv.val() & self.s_axis_tvalid.val() & !self.reset.val();
 
         // ---- Stage 0: parse the input beat.
-        self.b1.next = self.beat.q.val() == self.k_one16.val();
-        self.b2.next = self.beat.q.val() == self.k_two16.val();
+        self.b1.next = self.b1q.q.val();
+        self.b2.next = self.b2q.q.val();
         // 802.1Q tag: EtherType 0x8100 at frame bytes 12-13 (beat 1, bytes 4-5).
         self.cur_vlan.next = self.vlan.q.val();
         if self.b1.val() {
@@ -492,34 +505,32 @@ impl Logic for IcrcEngine {
                 == self.k_port_hi.val())
                 & (self.s_axis_tdata.val().get_bits::<8>(40) == self.k_port_lo.val());
         }
-        // IP length (beat 2): IPv4 total length at IP bytes 2-3, IPv6 payload length at 4-5.
-        self.cur_len.next = (bit_cast::<16, 8>(self.s_axis_tdata.val().get_bits::<8>(0)) << 8)
+        // IP length (beat 2): IPv4 total length at IP bytes 2-3, IPv6 payload length at 4-5;
+        // the frame offset of the ICRC, l3 + IP length - 4 (+ 40 for the IPv6 header). Both
+        // versions are summed side by side (the tag is known from beat 1) and the version, which
+        // a tagged frame shows in this same beat, only selects.
+        self.cur_len4.next = (bit_cast::<16, 8>(self.s_axis_tdata.val().get_bits::<8>(0)) << 8)
             | bit_cast::<16, 8>(self.s_axis_tdata.val().get_bits::<8>(8));
-        if !self.vlan.q.val() & self.cur_v6.val() {
-            self.cur_len.next = (bit_cast::<16, 8>(self.s_axis_tdata.val().get_bits::<8>(16)) << 8)
-                | bit_cast::<16, 8>(self.s_axis_tdata.val().get_bits::<8>(24));
-        }
-        if self.vlan.q.val() & !self.cur_v6.val() {
-            self.cur_len.next = (bit_cast::<16, 8>(self.s_axis_tdata.val().get_bits::<8>(32)) << 8)
+        self.cur_len6.next = (bit_cast::<16, 8>(self.s_axis_tdata.val().get_bits::<8>(16)) << 8)
+            | bit_cast::<16, 8>(self.s_axis_tdata.val().get_bits::<8>(24));
+        self.end_off4.next = self.k_plain_off.val();
+        self.end_off6.next = self.k_plain6_off.val();
+        if self.vlan.q.val() {
+            self.cur_len4.next = (bit_cast::<16, 8>(self.s_axis_tdata.val().get_bits::<8>(32))
+                << 8)
                 | bit_cast::<16, 8>(self.s_axis_tdata.val().get_bits::<8>(40));
-        }
-        if self.vlan.q.val() & self.cur_v6.val() {
-            self.cur_len.next = (bit_cast::<16, 8>(self.s_axis_tdata.val().get_bits::<8>(48)) << 8)
+            self.cur_len6.next = (bit_cast::<16, 8>(self.s_axis_tdata.val().get_bits::<8>(48))
+                << 8)
                 | bit_cast::<16, 8>(self.s_axis_tdata.val().get_bits::<8>(56));
+            self.end_off4.next = self.k_vlan_off.val();
+            self.end_off6.next = self.k_vlan6_off.val();
         }
-        // Frame offset of the ICRC: l3 + IP length - 4 (+ 40 for the IPv6 header), one adder
-        // from a constant chosen by shape.
-        self.end_off.next = self.k_plain_off.val();
-        if self.vlan.q.val() & !self.cur_v6.val() {
-            self.end_off.next = self.k_vlan_off.val();
+        self.cur_end4.next = self.cur_len4.val() + self.end_off4.val();
+        self.cur_end6.next = self.cur_len6.val() + self.end_off6.val();
+        self.cur_end.next = self.cur_end4.val();
+        if self.cur_v6.val() {
+            self.cur_end.next = self.cur_end6.val();
         }
-        if !self.vlan.q.val() & self.cur_v6.val() {
-            self.end_off.next = self.k_plain6_off.val();
-        }
-        if self.vlan.q.val() & self.cur_v6.val() {
-            self.end_off.next = self.k_vlan6_off.val();
-        }
-        self.cur_end.next = self.cur_len.val() + self.end_off.val();
         self.cur_end_beat.next = self.cur_end.val() >> 3;
         self.cur_end_hi.next = self.cur_end.val().get_bits::<3>(0) == self.k_six3.val();
         self.cur_len_ok.next =
@@ -605,6 +616,8 @@ impl Logic for IcrcEngine {
         self.crc_done.d.next = self.crc_done.q.val();
         self.icrc_got.d.next = self.icrc_got.q.val();
         if self.take.val() {
+            self.b1q.d.next = (self.beat.q.val() == self.k_zero16.val()) & !self.s_axis_tlast.val();
+            self.b2q.d.next = self.b1q.q.val() & !self.s_axis_tlast.val();
             self.beat.d.next = self.beat.q.val() + self.k_one16.val();
             if self.beat.q.val().get_bits::<4>(12).all() {
                 self.beat.d.next = self.beat.q.val();
@@ -809,6 +822,8 @@ impl Logic for IcrcEngine {
         // ---- Reset.
         if self.reset.val() {
             self.beat.d.next = self.k_zero16.val();
+            self.b1q.d.next = false;
+            self.b2q.d.next = false;
             self.crc_done.d.next = false;
             self.icrc_got.d.next = false;
             self.r1_valid.d.next = false;

@@ -15,6 +15,7 @@ pub mod csr_file;
 pub mod dma_arbiter;
 pub mod ecp5_prims;
 pub mod frame_fifo;
+pub mod frame_mux;
 pub mod header_channel;
 pub mod header_compose;
 pub mod header_extract;

@@ -76,6 +76,15 @@ pub mod shape {
         (udp_offset(vlan, v6) + udp::LAYOUT.len) as u64
     }
 
+    /// The end of the UDP header as `(m, 1 << (r - 1))` for `8 m + r`: the beat it ends in and
+    /// the keep bit of its last byte. Needs `1 <= r` and `m < 15` (the parser's saturating beat
+    /// count).
+    pub fn udp_end_split(vlan: bool, v6: bool) -> (u64, u64) {
+        let e = udp_end(vlan, v6);
+        assert!(e % 8 != 0 && e / 8 < 15, "UDP end {e}");
+        (e / 8, 1 << (e % 8 - 1))
+    }
+
     /// What the payload length is, less the IP length and plus PadCnt and the extension
     /// length (20-bit two's complement: it is negative).
     pub fn len_base(vlan: bool, v6: bool) -> u64 {
@@ -217,6 +226,9 @@ pub struct RxParser {
     pay: CommitFifo,
     byp: CommitFifo,
     beat_a: DFF<Bits<16>>,
+    /// `beat_a + 1`, and `beat_a` saturated at 15, kept as counters beside it.
+    beat_b: DFF<Bits<17>>,
+    beat_s: DFF<Bits<4>>,
     r1_valid: DFF<Bit>,
     r1_data: DFF<Bits<64>>,
     r1_keep: DFF<Bits<8>>,
@@ -227,6 +239,8 @@ pub struct RxParser {
     /// `r1_fl` reaches the end of the UDP header, for each shape (registered with it).
     r1_ue: DFF<Bits<4>>,
     fl_in: Signal<Local, Bits<20>>,
+    fl_lo: Signal<Local, Bits<3>>,
+    fl_hi: Signal<Local, Bits<17>>,
     ue_in: Signal<Local, Bits<4>>,
     ue_ok: Signal<Local, Bit>,
     /// The extractor's outputs one clock late (see "Stage 1" in `update`).
@@ -235,7 +249,8 @@ pub struct RxParser {
     q_ip_end: DFF<Bits<20>>,
     q_nb: DFF<Bits<20>>,
     q_nbp: DFF<Bits<20>>,
-    q_len_a: DFF<Bit>,
+    /// The UDP length plus the IPv4 header (what the IP length must equal).
+    q_udp_adj: DFF<Bits<20>>,
     d_ip_len: Signal<Local, Bits<20>>,
     d_ext_len: Signal<Local, Bits<20>>,
     d_lpad: Signal<Local, Bits<20>>,
@@ -252,7 +267,6 @@ pub struct RxParser {
     q_known: DFF<Bit>,
     q_has_payload: DFF<Bit>,
     q_ext_len: DFF<Bits<20>>,
-    kc: Signal<Local, Bits<20>>,
     ipe_base: Signal<Local, Bits<20>>,
     pstart_c: Signal<Local, Bits<20>>,
     bth_beat_c: Signal<Local, Bits<20>>,
@@ -276,8 +290,10 @@ pub struct RxParser {
     lenm1_v: Signal<Local, Bits<20>>,
     elb_v: Signal<Local, Bits<20>>,
     len_neg: Signal<Local, Bit>,
-    pbeat: Signal<Local, Bits<20>>,
-    q_beat: Signal<Local, Bits<20>>,
+    /// The input beat where output beat `k_out` starts: `(r2_p >> 3) + k_out`, as a counter.
+    q_beat: DFF<Bits<20>>,
+    k_out_zero: Signal<Local, Bit>,
+    in_first: Signal<Local, Bit>,
     p_inc: Signal<Local, Bit>,
     full_in: Signal<Local, Bit>,
     end_in: Signal<Local, Bit>,
@@ -345,6 +361,7 @@ pub struct RxParser {
     in_range: Signal<Local, Bit>,
     emit: Signal<Local, Bit>,
     cat: Signal<Local, Bits<128>>,
+    beat_eq: Signal<Local, Bit>,
     shamt: Signal<Local, Bits<7>>,
     shifted: Signal<Local, Bits<128>>,
     kshift: Signal<Local, Bits<8>>,
@@ -377,10 +394,16 @@ pub struct RxParser {
     k_bb_tp: Constant<Bits<20>>,
     k_bb_p6: Constant<Bits<20>>,
     k_bb_t6: Constant<Bits<20>>,
-    k_ue_pp: Constant<Bits<20>>,
-    k_ue_tp: Constant<Bits<20>>,
-    k_ue_p6: Constant<Bits<20>>,
-    k_ue_t6: Constant<Bits<20>>,
+    /// The end of the UDP header as `8 m + r` (1 <= r <= 7): `m` (`k_um_*`) and the keep bit
+    /// of byte `r - 1` (`k_ur_*`).
+    k_um_pp: Constant<Bits<4>>,
+    k_um_tp: Constant<Bits<4>>,
+    k_um_p6: Constant<Bits<4>>,
+    k_um_t6: Constant<Bits<4>>,
+    k_ur_pp: Constant<Bits<8>>,
+    k_ur_tp: Constant<Bits<8>>,
+    k_ur_p6: Constant<Bits<8>>,
+    k_ur_t6: Constant<Bits<8>>,
     /// The shortest IP length with a BTH and an ICRC (IPv4, IPv6), and the IPv4 header length
     /// (what UDP's length leaves of IPv4's).
     k_lena4: Constant<Bits<20>>,
@@ -401,22 +424,9 @@ pub struct RxParser {
     k_zero2: Constant<Bits<2>>,
     k_zero4: Constant<Bits<4>>,
     k_zero3: Constant<Bits<3>>,
-    k_keep1: Constant<Bits<8>>,
-    k_n1: Constant<Bits<20>>,
-    k_keep2: Constant<Bits<8>>,
-    k_n2: Constant<Bits<20>>,
-    k_keep3: Constant<Bits<8>>,
-    k_n3: Constant<Bits<20>>,
-    k_keep4: Constant<Bits<8>>,
-    k_n4: Constant<Bits<20>>,
-    k_keep5: Constant<Bits<8>>,
-    k_n5: Constant<Bits<20>>,
-    k_keep6: Constant<Bits<8>>,
-    k_n6: Constant<Bits<20>>,
-    k_keep7: Constant<Bits<8>>,
-    k_n7: Constant<Bits<20>>,
-    k_keep8: Constant<Bits<8>>,
-    k_n8: Constant<Bits<20>>,
+    k_one17: Constant<Bits<17>>,
+    k_one4: Constant<Bits<4>>,
+    k_fifteen4: Constant<Bits<4>>,
     k_r_accept: Constant<Bits<4>>,
     k_r_oversize: Constant<Bits<4>>,
     k_r_truncated: Constant<Bits<4>>,
@@ -473,6 +483,8 @@ impl RxParser {
             pay: CommitFifo::default(),
             byp: CommitFifo::default(),
             beat_a: Default::default(),
+            beat_b: Default::default(),
+            beat_s: Default::default(),
             r1_valid: Default::default(),
             r1_data: Default::default(),
             r1_keep: Default::default(),
@@ -482,13 +494,15 @@ impl RxParser {
             r1_fl: Default::default(),
             r1_ue: Default::default(),
             fl_in: Default::default(),
+            fl_lo: Default::default(),
+            fl_hi: Default::default(),
             ue_in: Default::default(),
             ue_ok: Default::default(),
             q_vlan: Default::default(),
             q_ip_end: Default::default(),
             q_nb: Default::default(),
             q_nbp: Default::default(),
-            q_len_a: Default::default(),
+            q_udp_adj: Default::default(),
             d_ip_len: Default::default(),
             d_ext_len: Default::default(),
             d_lpad: Default::default(),
@@ -505,7 +519,6 @@ impl RxParser {
             q_known: Default::default(),
             q_has_payload: Default::default(),
             q_ext_len: Default::default(),
-            kc: Default::default(),
             ipe_base: Default::default(),
             pstart_c: Default::default(),
             bth_beat_c: Default::default(),
@@ -529,8 +542,9 @@ impl RxParser {
             lenm1_v: Default::default(),
             elb_v: Default::default(),
             len_neg: Default::default(),
-            pbeat: Default::default(),
             q_beat: Default::default(),
+            k_out_zero: Default::default(),
+            in_first: Default::default(),
             p_inc: Default::default(),
             full_in: Default::default(),
             end_in: Default::default(),
@@ -598,6 +612,7 @@ impl RxParser {
             in_range: Default::default(),
             emit: Default::default(),
             cat: Default::default(),
+            beat_eq: Default::default(),
             shamt: Default::default(),
             shifted: Default::default(),
             kshift: Default::default(),
@@ -627,10 +642,14 @@ impl RxParser {
             k_bb_tp: c20(bth_offset(true, false) as u64 / 8),
             k_bb_p6: c20(bth_offset(false, true) as u64 / 8),
             k_bb_t6: c20(bth_offset(true, true) as u64 / 8),
-            k_ue_pp: c20(shape::udp_end(false, false)),
-            k_ue_tp: c20(shape::udp_end(true, false)),
-            k_ue_p6: c20(shape::udp_end(false, true)),
-            k_ue_t6: c20(shape::udp_end(true, true)),
+            k_um_pp: Constant::new(bits::<4>(shape::udp_end_split(false, false).0)),
+            k_um_tp: Constant::new(bits::<4>(shape::udp_end_split(true, false).0)),
+            k_um_p6: Constant::new(bits::<4>(shape::udp_end_split(false, true).0)),
+            k_um_t6: Constant::new(bits::<4>(shape::udp_end_split(true, true).0)),
+            k_ur_pp: Constant::new(bits::<8>(shape::udp_end_split(false, false).1)),
+            k_ur_tp: Constant::new(bits::<8>(shape::udp_end_split(true, false).1)),
+            k_ur_p6: Constant::new(bits::<8>(shape::udp_end_split(false, true).1)),
+            k_ur_t6: Constant::new(bits::<8>(shape::udp_end_split(true, true).1)),
             k_lena4: c20(shape::min_ip_len(false)),
             k_lena6: c20(shape::min_ip_len(true)),
             k_iph4: c20(ip_header_len(false) as u64),
@@ -649,22 +668,9 @@ impl RxParser {
             k_zero2: Constant::new(bits::<2>(0)),
             k_zero4: Constant::new(bits::<4>(0)),
             k_zero3: Constant::new(bits::<3>(0)),
-            k_keep1: Constant::new(bits::<8>(1)),
-            k_n1: c20(1),
-            k_keep2: Constant::new(bits::<8>(3)),
-            k_n2: c20(2),
-            k_keep3: Constant::new(bits::<8>(7)),
-            k_n3: c20(3),
-            k_keep4: Constant::new(bits::<8>(15)),
-            k_n4: c20(4),
-            k_keep5: Constant::new(bits::<8>(31)),
-            k_n5: c20(5),
-            k_keep6: Constant::new(bits::<8>(63)),
-            k_n6: c20(6),
-            k_keep7: Constant::new(bits::<8>(127)),
-            k_n7: c20(7),
-            k_keep8: Constant::new(bits::<8>(255)),
-            k_n8: c20(8),
+            k_one17: Constant::new(bits::<17>(1)),
+            k_one4: Constant::new(bits::<4>(1)),
+            k_fifteen4: Constant::new(bits::<4>(15)),
             k_r_accept: Constant::new(bits::<4>(Reason::Accept as u64)),
             k_r_oversize: Constant::new(bits::<4>(Reason::Oversize as u64)),
             k_r_truncated: Constant::new(bits::<4>(Reason::Truncated as u64)),
@@ -697,6 +703,8 @@ impl Logic for RxParser {
             pend_commit,
             pend_rewind,
             beat_a,
+            beat_b,
+            beat_s,
             r1_valid,
             r1_data,
             r1_keep,
@@ -709,7 +717,7 @@ impl Logic for RxParser {
             q_ip_end,
             q_nb,
             q_nbp,
-            q_len_a,
+            q_udp_adj,
             q_op,
             q_ip_ok,
             q_proto_udp,
@@ -738,6 +746,7 @@ impl Logic for RxParser {
             r2_rec,
             prev,
             k_out,
+            q_beat,
             hdr_valid,
             hdr_data,
             c_frames,
@@ -785,13 +794,22 @@ impl Logic for RxParser {
         self.ex.beat.next = self.beat_a.q.val();
         self.ex.data.next = self.icrc.m_axis_tdata.val();
         self.beat_a.d.next = self.beat_a.q.val();
+        self.beat_b.d.next = self.beat_b.q.val();
+        self.beat_s.d.next = self.beat_s.q.val();
         if self.ta.val() {
             self.beat_a.d.next = self.beat_a.q.val() + self.k_one16.val();
+            self.beat_b.d.next = self.beat_b.q.val() + self.k_one17.val();
             if self.beat_a.q.val().all() {
                 self.beat_a.d.next = self.beat_a.q.val();
+                self.beat_b.d.next = self.beat_b.q.val();
+            }
+            if self.beat_s.q.val() != self.k_fifteen4.val() {
+                self.beat_s.d.next = self.beat_s.q.val() + self.k_one4.val();
             }
             if self.icrc.m_axis_tlast.val() {
                 self.beat_a.d.next = self.k_zero16.val();
+                self.beat_b.d.next = self.k_one17.val();
+                self.beat_s.d.next = self.k_zero4.val();
             }
         }
         self.r1_valid.d.next = self.r1_valid.q.val();
@@ -801,41 +819,70 @@ impl Logic for RxParser {
         self.r1_user.d.next = self.r1_user.q.val();
         self.r1_beat.d.next = self.r1_beat.q.val();
         self.r1_fl.d.next = self.r1_fl.q.val();
-        // The frame's length up to and including this beat (meaningful on the last beat).
-        self.kc.next = self.k_zero20.val();
-        if self.icrc.m_axis_tkeep.val() == self.k_keep1.val() {
-            self.kc.next = self.k_n1.val();
+        // The frame's length up to and including this beat (meaningful on the last beat), with
+        // no adder: `tkeep` is contiguous from bit 0, so a full beat ends at 8 (beat + 1) and a
+        // partial one at 8 beat + its byte count.
+        self.fl_hi.next = bit_cast::<17, 16>(self.beat_a.q.val());
+        if self.icrc.m_axis_tkeep.val().get_bit(7) {
+            self.fl_hi.next = self.beat_b.q.val();
         }
-        if self.icrc.m_axis_tkeep.val() == self.k_keep2.val() {
-            self.kc.next = self.k_n2.val();
-        }
-        if self.icrc.m_axis_tkeep.val() == self.k_keep3.val() {
-            self.kc.next = self.k_n3.val();
-        }
-        if self.icrc.m_axis_tkeep.val() == self.k_keep4.val() {
-            self.kc.next = self.k_n4.val();
-        }
-        if self.icrc.m_axis_tkeep.val() == self.k_keep5.val() {
-            self.kc.next = self.k_n5.val();
-        }
-        if self.icrc.m_axis_tkeep.val() == self.k_keep6.val() {
-            self.kc.next = self.k_n6.val();
-        }
-        if self.icrc.m_axis_tkeep.val() == self.k_keep7.val() {
-            self.kc.next = self.k_n7.val();
-        }
-        if self.icrc.m_axis_tkeep.val() == self.k_keep8.val() {
-            self.kc.next = self.k_n8.val();
-        }
-        self.fl_in.next = (bit_cast::<20, 16>(self.beat_a.q.val()) << 3) + self.kc.val();
-        // Bits as `header_extract::shape_index`: plain IPv4, plain IPv6, tag IPv4, tag IPv6.
+        self.fl_lo.next = self
+            .k_zero3
+            .val()
+            .replace_bit(
+                0,
+                (self.icrc.m_axis_tkeep.val().get_bit(0)
+                    & !self.icrc.m_axis_tkeep.val().get_bit(1))
+                    | (self.icrc.m_axis_tkeep.val().get_bit(2)
+                        & !self.icrc.m_axis_tkeep.val().get_bit(3))
+                    | (self.icrc.m_axis_tkeep.val().get_bit(4)
+                        & !self.icrc.m_axis_tkeep.val().get_bit(5))
+                    | (self.icrc.m_axis_tkeep.val().get_bit(6)
+                        & !self.icrc.m_axis_tkeep.val().get_bit(7)),
+            )
+            .replace_bit(
+                1,
+                (self.icrc.m_axis_tkeep.val().get_bit(1)
+                    & !self.icrc.m_axis_tkeep.val().get_bit(3))
+                    | (self.icrc.m_axis_tkeep.val().get_bit(5)
+                        & !self.icrc.m_axis_tkeep.val().get_bit(7)),
+            )
+            .replace_bit(
+                2,
+                self.icrc.m_axis_tkeep.val().get_bit(3) & !self.icrc.m_axis_tkeep.val().get_bit(7),
+            );
+        self.fl_in.next =
+            (bit_cast::<20, 17>(self.fl_hi.val()) << 3) | bit_cast::<20, 3>(self.fl_lo.val());
+        // The frame reaches the end of the UDP header (8 m + r, 1 <= r <= 7) when it is past beat
+        // m, or ends in beat m with byte r - 1 kept. Bits as `header_extract::shape_index`:
+        // plain IPv4, plain IPv6, tag IPv4, tag IPv6.
         self.ue_in.next = self
             .k_zero4
             .val()
-            .replace_bit(0, self.fl_in.val() >= self.k_ue_pp.val())
-            .replace_bit(1, self.fl_in.val() >= self.k_ue_p6.val())
-            .replace_bit(2, self.fl_in.val() >= self.k_ue_tp.val())
-            .replace_bit(3, self.fl_in.val() >= self.k_ue_t6.val());
+            .replace_bit(
+                0,
+                (self.beat_s.q.val() > self.k_um_pp.val())
+                    | ((self.beat_s.q.val() == self.k_um_pp.val())
+                        & (self.icrc.m_axis_tkeep.val() & self.k_ur_pp.val()).any()),
+            )
+            .replace_bit(
+                1,
+                (self.beat_s.q.val() > self.k_um_p6.val())
+                    | ((self.beat_s.q.val() == self.k_um_p6.val())
+                        & (self.icrc.m_axis_tkeep.val() & self.k_ur_p6.val()).any()),
+            )
+            .replace_bit(
+                2,
+                (self.beat_s.q.val() > self.k_um_tp.val())
+                    | ((self.beat_s.q.val() == self.k_um_tp.val())
+                        & (self.icrc.m_axis_tkeep.val() & self.k_ur_tp.val()).any()),
+            )
+            .replace_bit(
+                3,
+                (self.beat_s.q.val() > self.k_um_t6.val())
+                    | ((self.beat_s.q.val() == self.k_um_t6.val())
+                        & (self.icrc.m_axis_tkeep.val() & self.k_ur_t6.val()).any()),
+            );
         self.r1_ue.d.next = self.r1_ue.q.val();
         if self.adv.val() {
             self.r1_fl.d.next = self.fl_in.val();
@@ -902,15 +949,14 @@ impl Logic for RxParser {
         }
         // Registered with the fields (the shape constants are those of the fields' shape): the
         // IP packet's end, what the IP length must reach for the headers (`nb`) and with the
-        // pad (`nbp`), and the UDP length and BTH-room test.
+        // pad (`nbp`), and the UDP length as the IP length must equal it.
         self.d_ip_len.next = bit_cast::<20, 16>(self.ex.ip_len.val());
         self.d_ext_len.next = bit_cast::<20, 8>(self.ex.ext_len.val());
         self.q_ip_end.d.next = self.ipe_base.val() + self.d_ip_len.val();
         self.q_nb.d.next = self.lena_c.val() + self.d_ext_len.val();
         self.d_lpad.next = self.lena_c.val() + bit_cast::<20, 2>(self.ex.pad_cnt.val());
         self.q_nbp.d.next = self.d_lpad.val() + self.d_ext_len.val();
-        self.udp_bad.next = self.udp_adj.val() != self.d_ip_len.val();
-        self.q_len_a.d.next = self.udp_bad.val() | (self.d_ip_len.val() < self.lena_c.val());
+        self.q_udp_adj.d.next = self.udp_adj.val();
         // Every comparison is one adder deep: the IP length against the shape's constants plus
         // the extension length (`nb`: what the IP length must reach for the headers and ICRC).
         self.pstart.next = self.pstart_c.val() + self.q_ext_len.q.val();
@@ -975,7 +1021,8 @@ impl Logic for RxParser {
             & self.ue_ok.val();
         self.oversize.next = self.r1_beat.q.val() >= self.k_max_beats.val();
         self.trunc.next = self.r1_fl.q.val() < self.ip_end.val();
-        self.len_a.next = self.q_len_a.q.val();
+        self.udp_bad.next = self.q_udp_adj.q.val() != self.q_ip_len.q.val();
+        self.len_a.next = self.udp_bad.val() | (self.q_ip_len.q.val() < self.lena_c.val());
         self.len_b.next = (self.q_ip_len.q.val() < self.nb.val())
             | (self.q_ip_len.q.val().get_bits::<2>(0) != self.k_zero2.val())
             | (!self.q_has_payload.q.val() & (self.q_ip_len.q.val() != self.nb.val()))
@@ -1063,11 +1110,10 @@ impl Logic for RxParser {
         // starts in input beat `q_beat` and is complete when the input reaches its last byte or
         // the payload's last byte (`r2_elb`). All but `q_beat` are constants of the frame.
         self.beat2.next = bit_cast::<20, 16>(self.r2_beat.q.val());
-        self.pbeat.next = self.r2_p.q.val() >> 3;
-        self.q_beat.next = self.pbeat.val() + self.k_out.q.val();
         self.p_inc.next = self.r2_p.q.val().get_bits::<3>(0) != self.k_zero3.val();
-        self.full_in.next = (self.q_beat.val() < self.beat2.val())
-            | (!self.p_inc.val() & (self.q_beat.val() == self.beat2.val()));
+        self.beat_eq.next = self.q_beat.q.val() == self.beat2.val();
+        self.full_in.next =
+            (self.q_beat.q.val() < self.beat2.val()) | (!self.p_inc.val() & self.beat_eq.val());
         self.end_in.next = self.r2_elb.q.val() <= self.beat2.val();
         self.in_range.next = self.beat2.val() < self.k_max_beats20.val();
         self.emit.next = self.r2_valid.q.val()
@@ -1075,11 +1121,11 @@ impl Logic for RxParser {
             & (self.k_out.q.val() < self.r2_nb.q.val())
             & (self.full_in.val() | self.end_in.val())
             & self.in_range.val();
+        // Shifted both ways before the select, so the compare and the shifter run side by side:
+        // a beat that starts in this input beat is this beat shifted (`tail_word`), else it
+        // spans the previous one and this.
         self.cat.next = (bit_cast::<128, 64>(self.r2_data.q.val()) << 64)
             | bit_cast::<128, 64>(self.prev.q.val());
-        if self.q_beat.val() == self.beat2.val() {
-            self.cat.next = bit_cast::<128, 64>(self.r2_data.q.val());
-        }
         self.shamt.next = bit_cast::<7, 3>(self.r2_p.q.val().get_bits::<3>(0)) << 3;
         self.shifted.next = self.cat.val() >> self.shamt.val();
         self.len_lo.next = self.r2_len.q.val().get_bits::<3>(0);
@@ -1116,6 +1162,9 @@ impl Logic for RxParser {
             & self.in_range.val();
         self.pay.wr_en.next = self.adv.val() & (self.emit.val() | self.tail_pending.q.val());
         self.pay.wr_data.next = self.shifted.val().get_bits::<64>(0);
+        if self.beat_eq.val() {
+            self.pay.wr_data.next = self.tail_word.val();
+        }
         self.pay.wr_keep.next = self.okeep.val();
         self.pay.wr_last.next = self.olast.val();
         if self.tail_pending.q.val() {
@@ -1148,13 +1197,26 @@ impl Logic for RxParser {
 
         self.prev.d.next = self.prev.q.val();
         self.k_out.d.next = self.k_out.q.val();
+        self.q_beat.d.next = self.q_beat.q.val();
+        // `q_beat` follows `(r2_p >> 3) + k_out`: it takes the next payload start while no
+        // output beat has left (the start is constant from the payload's first beat on), and
+        // counts with `k_out` after.
+        self.k_out_zero.next = self.k_out.q.val() == self.k_zero20.val();
+        self.in_first.next = self.k_out_zero.val() & !(self.r2_valid.q.val() & self.emit.val());
+        if self.adv.val() {
+            if self.in_first.val() {
+                self.q_beat.d.next = self.pstart.val() >> 3;
+            }
+        }
         if self.adv.val() & self.r2_valid.q.val() {
             self.prev.d.next = self.r2_data.q.val();
             if self.emit.val() {
                 self.k_out.d.next = self.k1.val();
+                self.q_beat.d.next = self.q_beat.q.val() + self.k_one20.val();
             }
             if self.r2_last.q.val() {
                 self.k_out.d.next = self.k_zero20.val();
+                self.q_beat.d.next = self.pstart.val() >> 3;
             }
         }
 
@@ -1260,6 +1322,8 @@ impl Logic for RxParser {
         // ---- Reset.
         if self.reset.val() {
             self.beat_a.d.next = self.k_zero16.val();
+            self.beat_b.d.next = self.k_one17.val();
+            self.beat_s.d.next = self.k_zero4.val();
             self.r1_valid.d.next = false;
             self.r2_valid.d.next = false;
             self.r1_last.d.next = false;

@@ -57,6 +57,11 @@ pub const TOPS: &[Top] = &[
         name: "packet_loopback",
         verilog: || verilog_of(crate::packet_loopback::PacketLoopback::new()),
     },
+    // The board's core slot: the packet loopback, its bypass merged back onto one stream.
+    Top {
+        name: "core_slot",
+        verilog: || verilog_of(crate::core_slot::CoreSlot::default()),
+    },
     // The CSR port (AXI4-Lite) alone.
     Top {
         name: "axil_slave",

@@ -73,7 +73,13 @@ pub struct TxBuilder {
     hs_valid: DFF<Bit>,
     busy: DFF<Bit>,
     drain: DFF<Bit>,
+    /// The header bytes of beat `ob` (`hlow`) and of the beats after it (`hb`, shifted down a
+    /// beat at a time). `hb` matters only while header beats leave; otherwise it follows the
+    /// composer's word, so its enable is registered state and `adv` alone (no payload handshake).
+    hlow: DFF<Bits<64>>,
     hb: DFF<Bits<CAP_BITS>>,
+    hb_load: Signal<Local, Bit>,
+    hb_shift: Signal<Local, Bit>,
     ob: DFF<Bits<16>>,
     ib: DFF<Bits<16>>,
     nh: DFF<Bits<16>>,
@@ -181,7 +187,10 @@ impl TxBuilder {
             hs_valid: Default::default(),
             busy: Default::default(),
             drain: Default::default(),
+            hlow: Default::default(),
             hb: Default::default(),
+            hb_load: Default::default(),
+            hb_shift: Default::default(),
             ob: Default::default(),
             ib: Default::default(),
             nh: Default::default(),
@@ -269,9 +278,9 @@ impl Logic for TxBuilder {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, hs, hs_valid, busy, drain, hb, ob, ib, nh, np, npm1, in_pay_q, is_last_q,
-            ib_more_q, lkeep, ldmask, lokeep, lastb, flen, plen, sh, prev, in_done, bad, late,
-            o_valid, o_data, o_keep, o_last, o_user, c_frames, c_len_err
+            self, clock, hs, hs_valid, busy, drain, hlow, hb, ob, ib, nh, np, npm1, in_pay_q,
+            is_last_q, ib_more_q, lkeep, ldmask, lokeep, lastb, flen, plen, sh, prev, in_done, bad,
+            late, o_valid, o_data, o_keep, o_last, o_user, c_frames, c_len_err
         );
         self.icrc.clock.next = self.clock.val();
         self.icrc.reset.next = self.reset.val();
@@ -321,7 +330,7 @@ impl Logic for TxBuilder {
             (bit_cast::<128, 64>(self.cur.val()) << 64) | bit_cast::<128, 64>(self.prev.q.val());
         self.shamt.next = self.k_sixty4.val() - (bit_cast::<7, 3>(self.sh.q.val()) << 3);
         self.shifted.next = self.cat.val() >> self.shamt.val();
-        self.data.next = self.hb.q.val().get_bits::<64>(0) | self.shifted.val().get_bits::<64>(0);
+        self.data.next = self.hlow.q.val() | self.shifted.val().get_bits::<64>(0);
         self.okeep.next = self.lokeep.q.val();
 
         // ---- Payload stream: taken for the frame, or discarded up to `tlast` after a late end.
@@ -372,7 +381,11 @@ impl Logic for TxBuilder {
             self.ob.d.next = self.ob1.val();
             self.in_pay_q.d.next = self.ob1.val() >= self.nh.q.val();
             self.is_last_q.d.next = self.ob1.val() == self.lastb.q.val();
-            self.hb.d.next = self.hb.q.val() >> 64;
+            // Past the header's last (partial) beat there are no header bytes.
+            self.hlow.d.next = self.hb.q.val().get_bits::<64>(0);
+            if self.in_pay_q.q.val() {
+                self.hlow.d.next = self.k_zero64.val();
+            }
             self.prev.d.next = self.cur.val();
             self.bad.d.next = self.bad_now.val();
             self.late.d.next = self.late_now.val();
@@ -396,7 +409,7 @@ impl Logic for TxBuilder {
         }
         if self.start.val() {
             self.busy.d.next = true;
-            self.hb.d.next = self.comp.hdr.val();
+            self.hlow.d.next = self.comp.hdr.val().get_bits::<64>(0);
             self.flen.d.next = self.comp.frame_len.val();
             self.plen.d.next = self.pl16.val();
             self.sh.d.next = self.comp.hdr_len.val().get_bits::<3>(0);
@@ -416,6 +429,21 @@ impl Logic for TxBuilder {
             self.in_done.d.next = false;
             self.bad.d.next = false;
             self.late.d.next = false;
+        }
+
+        // `hb` outside the header beats (idle, or from the first payload beat on) loads the
+        // composer's word, so it holds the next frame's when that starts; in the header beats
+        // it shifts, and loads when the frame's last beat is a header beat and the next starts.
+        self.hb_load.next = !self.busy.q.val() | self.in_pay_q.q.val();
+        self.hb_shift.next = self.adv.val() & self.busy.q.val() & !self.in_pay_q.q.val();
+        if self.hb_load.val() {
+            self.hb.d.next = self.comp.hdr.val() >> 64;
+        }
+        if self.hb_shift.val() {
+            self.hb.d.next = self.hb.q.val() >> 64;
+            if self.is_last_q.q.val() & self.hs_valid.q.val() & self.comp.ready.val() {
+                self.hb.d.next = self.comp.hdr.val() >> 64;
+            }
         }
 
         // ---- Output register into the ICRC engine.
