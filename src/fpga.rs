@@ -355,7 +355,7 @@ pub struct BuildArgs {
     /// Board to build for (colorlight-5a-75b, colorlight-i5, ecpix5).
     #[arg(
         long,
-        required_unless_present = "core_only",
+        required_unless_present_any = ["core_only", "table"],
         conflicts_with = "core_only"
     )]
     pub board: Option<String>,
@@ -389,6 +389,13 @@ pub struct BuildArgs {
     /// Seed for nextpnr's placer.
     #[arg(long, default_value_t = 1)]
     pub seed: u64,
+    /// Build nothing: print the Markdown resource and timing table of finished builds (the
+    /// `report.json` in each DIR), e.g. `rnic build --table build/ooc-*`.
+    #[arg(long, conflicts_with_all = ["board", "core_only"])]
+    pub table: bool,
+    /// The build directories for --table.
+    #[arg(requires = "table", value_name = "DIR")]
+    pub dirs: Vec<PathBuf>,
 }
 
 /// Arguments of `rnic flash`.
@@ -777,6 +784,10 @@ pub fn report_text(r: &BuildReport) -> String {
 
 /// `rnic build`.
 pub fn run_build(args: &BuildArgs) -> Result<ExitCode> {
+    if args.table {
+        crate::build_table::run_table(&args.dirs)?;
+        return Ok(ExitCode::SUCCESS);
+    }
     if args.core_only {
         return crate::ooc::run_core_build(args);
     }

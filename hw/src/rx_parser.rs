@@ -247,13 +247,15 @@ pub struct RxParser {
     q_vlan: DFF<Bit>,
     /// Sums and tests of the extractor's fields, registered with them (`d_*` their inputs).
     q_ip_end: DFF<Bits<20>>,
-    q_nb: DFF<Bits<20>>,
-    q_nbp: DFF<Bits<20>>,
+    /// The IP length less the shortest (BTH and ICRC), and less that and PadCnt: what the
+    /// extension headers and the payload may fill (negative: bit 19).
+    q_room: DFF<Bits<20>>,
+    q_roomp: DFF<Bits<20>>,
     /// The UDP length plus the IPv4 header (what the IP length must equal).
     q_udp_adj: DFF<Bits<20>>,
     d_ip_len: Signal<Local, Bits<20>>,
-    d_ext_len: Signal<Local, Bits<20>>,
-    d_lpad: Signal<Local, Bits<20>>,
+    d_nl: Signal<Local, Bits<20>>,
+    d_nlp: Signal<Local, Bits<20>>,
     q_op: DFF<Bits<8>>,
     q_ip_ok: DFF<Bit>,
     q_proto_udp: DFF<Bit>,
@@ -272,9 +274,7 @@ pub struct RxParser {
     bth_beat_c: Signal<Local, Bits<20>>,
     lena_c: Signal<Local, Bits<20>>,
     udp_adj: Signal<Local, Bits<20>>,
-    nb: Signal<Local, Bits<20>>,
     plen: Signal<Local, Bits<20>>,
-    nbp: Signal<Local, Bits<20>>,
     r2_len: DFF<Bits<20>>,
     r2_nb: DFF<Bits<20>>,
     r2_nbm1: DFF<Bits<20>>,
@@ -408,6 +408,15 @@ pub struct RxParser {
     /// (what UDP's length leaves of IPv4's).
     k_lena4: Constant<Bits<20>>,
     k_lena6: Constant<Bits<20>>,
+    /// Minus the shortest IP length, and minus that and PadCnt 0-3 (20-bit two's complement).
+    k_nl4: Constant<Bits<20>>,
+    k_nl6: Constant<Bits<20>>,
+    k_nlp4_1: Constant<Bits<20>>,
+    k_nlp4_2: Constant<Bits<20>>,
+    k_nlp4_3: Constant<Bits<20>>,
+    k_nlp6_1: Constant<Bits<20>>,
+    k_nlp6_2: Constant<Bits<20>>,
+    k_nlp6_3: Constant<Bits<20>>,
     k_iph4: Constant<Bits<20>>,
     k_min_frame: Constant<Bits<20>>,
     k_max_beats: Constant<Bits<16>>,
@@ -443,6 +452,7 @@ impl RxParser {
     /// A parser with its ICRC checker and FIFOs.
     pub fn new() -> Self {
         let c20 = |v: u64| Constant::new(bits::<20>(v));
+        let neg = |v: u64| v.wrapping_neg() & 0xF_FFFF;
         RxParser {
             clock: Default::default(),
             reset: Default::default(),
@@ -500,12 +510,12 @@ impl RxParser {
             ue_ok: Default::default(),
             q_vlan: Default::default(),
             q_ip_end: Default::default(),
-            q_nb: Default::default(),
-            q_nbp: Default::default(),
+            q_room: Default::default(),
+            q_roomp: Default::default(),
             q_udp_adj: Default::default(),
             d_ip_len: Default::default(),
-            d_ext_len: Default::default(),
-            d_lpad: Default::default(),
+            d_nl: Default::default(),
+            d_nlp: Default::default(),
             q_op: Default::default(),
             q_ip_ok: Default::default(),
             q_proto_udp: Default::default(),
@@ -524,9 +534,7 @@ impl RxParser {
             bth_beat_c: Default::default(),
             lena_c: Default::default(),
             udp_adj: Default::default(),
-            nb: Default::default(),
             plen: Default::default(),
-            nbp: Default::default(),
             r2_len: Default::default(),
             r2_nb: Default::default(),
             r2_nbm1: Default::default(),
@@ -652,6 +660,14 @@ impl RxParser {
             k_ur_t6: Constant::new(bits::<8>(shape::udp_end_split(true, true).1)),
             k_lena4: c20(shape::min_ip_len(false)),
             k_lena6: c20(shape::min_ip_len(true)),
+            k_nl4: c20(neg(shape::min_ip_len(false))),
+            k_nl6: c20(neg(shape::min_ip_len(true))),
+            k_nlp4_1: c20(neg(shape::min_ip_len(false) + 1)),
+            k_nlp4_2: c20(neg(shape::min_ip_len(false) + 2)),
+            k_nlp4_3: c20(neg(shape::min_ip_len(false) + 3)),
+            k_nlp6_1: c20(neg(shape::min_ip_len(true) + 1)),
+            k_nlp6_2: c20(neg(shape::min_ip_len(true) + 2)),
+            k_nlp6_3: c20(neg(shape::min_ip_len(true) + 3)),
             k_iph4: c20(ip_header_len(false) as u64),
             k_min_frame: c20(MIN_FRAME),
             k_max_beats: Constant::new(bits::<16>(MAX_BEATS)),
@@ -715,8 +731,8 @@ impl Logic for RxParser {
             r1_ue,
             q_vlan,
             q_ip_end,
-            q_nb,
-            q_nbp,
+            q_room,
+            q_roomp,
             q_udp_adj,
             q_op,
             q_ip_ok,
@@ -948,17 +964,40 @@ impl Logic for RxParser {
             self.udp_adj.next = bit_cast::<20, 16>(self.ex.udp_len.val());
         }
         // Registered with the fields (the shape constants are those of the fields' shape): the
-        // IP packet's end, what the IP length must reach for the headers (`nb`) and with the
-        // pad (`nbp`), and the UDP length as the IP length must equal it.
+        // IP packet's end and the UDP length as the IP length must equal it.
         self.d_ip_len.next = bit_cast::<20, 16>(self.ex.ip_len.val());
-        self.d_ext_len.next = bit_cast::<20, 8>(self.ex.ext_len.val());
         self.q_ip_end.d.next = self.ipe_base.val() + self.d_ip_len.val();
-        self.q_nb.d.next = self.lena_c.val() + self.d_ext_len.val();
-        self.d_lpad.next = self.lena_c.val() + bit_cast::<20, 2>(self.ex.pad_cnt.val());
-        self.q_nbp.d.next = self.d_lpad.val() + self.d_ext_len.val();
+        // The room left for the extension headers (and the payload): the IP length less a
+        // constant chosen by version (and PadCnt), so the extension length, which comes last
+        // (after the opcode's decode), is compared in stage 1 rather than added here.
+        self.d_nl.next = self.k_nl4.val();
+        self.d_nlp.next = self.k_nl4.val();
+        if self.ex.pad_cnt.val() == 1 {
+            self.d_nlp.next = self.k_nlp4_1.val();
+        }
+        if self.ex.pad_cnt.val() == 2 {
+            self.d_nlp.next = self.k_nlp4_2.val();
+        }
+        if self.ex.pad_cnt.val() == 3 {
+            self.d_nlp.next = self.k_nlp4_3.val();
+        }
+        if self.q_v6.q.val() {
+            self.d_nl.next = self.k_nl6.val();
+            self.d_nlp.next = self.k_nl6.val();
+            if self.ex.pad_cnt.val() == 1 {
+                self.d_nlp.next = self.k_nlp6_1.val();
+            }
+            if self.ex.pad_cnt.val() == 2 {
+                self.d_nlp.next = self.k_nlp6_2.val();
+            }
+            if self.ex.pad_cnt.val() == 3 {
+                self.d_nlp.next = self.k_nlp6_3.val();
+            }
+        }
+        self.q_room.d.next = self.d_ip_len.val() + self.d_nl.val();
+        self.q_roomp.d.next = self.d_ip_len.val() + self.d_nlp.val();
         self.q_udp_adj.d.next = self.udp_adj.val();
-        // Every comparison is one adder deep: the IP length against the shape's constants plus
-        // the extension length (`nb`: what the IP length must reach for the headers and ICRC).
+        // Every comparison is between registers: no adder in front of it.
         self.pstart.next = self.pstart_c.val() + self.q_ext_len.q.val();
         self.ip_end.next = self.q_ip_end.q.val();
         // The payload length (IP length less headers, extension headers, pad and ICRC), plus 7
@@ -991,8 +1030,6 @@ impl Logic for RxParser {
         self.lenm1_v.next = (self.lenm1_t.val() + self.q_ip_len.q.val()) - self.px.val();
         self.elb_v.next = (self.elb_t.val() + self.q_ip_len.q.val()) - self.q_pad.q.val();
         self.len_neg.next = self.len_v.val().get_bit(19);
-        self.nb.next = self.q_nb.q.val();
-        self.nbp.next = self.q_nbp.q.val();
         // The port as captured (it can lie in this beat), at the offset of the shape known from
         // the earlier beats.
         self.port_sel.next = self.ex.port_hits.val().get_bit(0);
@@ -1023,14 +1060,18 @@ impl Logic for RxParser {
         self.trunc.next = self.r1_fl.q.val() < self.ip_end.val();
         self.udp_bad.next = self.q_udp_adj.q.val() != self.q_ip_len.q.val();
         self.len_a.next = self.udp_bad.val() | (self.q_ip_len.q.val() < self.lena_c.val());
-        self.len_b.next = (self.q_ip_len.q.val() < self.nb.val())
+        // The IP length against the headers' (`room` less the extension length); a negative
+        // room is a length error of `len_a` too, which outranks these.
+        self.len_b.next = self.q_room.q.val().get_bit(19)
+            | (self.q_room.q.val() < self.q_ext_len.q.val())
             | (self.q_ip_len.q.val().get_bits::<2>(0) != self.k_zero2.val())
-            | (!self.q_has_payload.q.val() & (self.q_ip_len.q.val() != self.nb.val()))
+            | (!self.q_has_payload.q.val() & (self.q_room.q.val() != self.q_ext_len.q.val()))
             | ((self.r1_fl.q.val() > self.ip_end.val())
                 & (self.r1_fl.q.val() > self.k_min_frame.val()));
         // PadCnt larger than the payload (ICRC offset less payload start); a negative payload is
         // a length error above, which outranks this.
-        self.pad_bad.next = self.nbp.val() > self.q_ip_len.q.val();
+        self.pad_bad.next =
+            self.q_roomp.q.val().get_bit(19) | (self.q_ext_len.q.val() > self.q_roomp.q.val());
         self.icrc_bad.next = self.r1_user.q.val().get_bit(0) | !self.r1_user.q.val().get_bit(1);
         self.reason.next = self.k_r_accept.val();
         if self.icrc_bad.val() {
