@@ -107,3 +107,50 @@ fn bad_tops_and_parts_are_named() {
     assert_eq!(code, 2);
     assert!(err.contains("--board"), "{err}");
 }
+
+/// The timing goal of the packet layer: `packet_loopback` placed on the smallest, slowest part
+/// (LFE5U-25F-6, one seed) reaches 125 MHz. The table of the build comes out of
+/// `rnic build --table` with the same figures.
+#[test]
+fn packet_loopback_meets_125_mhz_on_the_25f() {
+    if !have_nextpnr() {
+        return;
+    }
+    let dir = std::env::temp_dir().join(format!("rnic-ooc-pl-{}", std::process::id()));
+    let d = dir.to_str().unwrap();
+    let (code, out, err) = build(&[
+        "--core-only",
+        "--top",
+        "packet_loopback",
+        "--part",
+        "LFE5U-25F-6",
+        "--freq",
+        "125",
+        "--out",
+        d,
+    ]);
+    let last = out.lines().last().unwrap_or("");
+    assert!(
+        last.starts_with("top=packet_loopback part=LFE5U-25F-6 clock=clock fmax_mhz="),
+        "{out}\n{err}"
+    );
+    let f = fmax(last);
+    assert!(
+        f >= 125.0,
+        "packet_loopback reaches {f} MHz on LFE5U-25F-6:\n{out}\n{err}"
+    );
+    assert_eq!(code, 0, "{out}\n{err}");
+    let (code, table, err) = build(&["--table", d]);
+    assert_eq!(code, 0, "{err}");
+    let row = table
+        .lines()
+        .find(|l| l.starts_with("| packet_loopback | LFE5U-25F-6 |"))
+        .unwrap_or_else(|| panic!("{table}"));
+    let cols: Vec<&str> = row.split('|').map(str::trim).collect();
+    let tf: f64 = cols[8].parse().unwrap_or_else(|_| panic!("{row}"));
+    assert!(
+        (tf - f).abs() < 0.06 && cols[9] == "125" && cols[10] == "yes",
+        "{row} vs {f}"
+    );
+    let _ = std::fs::remove_dir_all(&dir);
+}

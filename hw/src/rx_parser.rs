@@ -297,7 +297,8 @@ pub struct RxParser {
     p_inc: Signal<Local, Bit>,
     full_in: Signal<Local, Bit>,
     end_in: Signal<Local, Bit>,
-    k1: Signal<Local, Bits<20>>,
+    /// `k_out + 1`, counted beside it.
+    k1: DFF<Bits<20>>,
     tail_last: Signal<Local, Bit>,
     len_lo: Signal<Local, Bits<3>>,
     k_lc_pp: Constant<Bits<20>>,
@@ -762,6 +763,7 @@ impl Logic for RxParser {
             r2_rec,
             prev,
             k_out,
+            k1,
             q_beat,
             hdr_valid,
             hdr_data,
@@ -1185,10 +1187,9 @@ impl Logic for RxParser {
         // The tail: when the last payload beat needs bytes of the frame's last input beat that
         // also completed the beat before it, it is written one clock later (the next frame's
         // first beats never write payload), and the commit or rewind waits for it.
-        self.k1.next = self.k_out.q.val() + self.k_one20.val();
         self.tail_last.next = self.k_out.q.val() == self.r2_nbm1.q.val();
         if self.emit.val() {
-            self.tail_last.next = self.k1.val() == self.r2_nbm1.q.val();
+            self.tail_last.next = self.k1.q.val() == self.r2_nbm1.q.val();
         }
         self.tshamt.next = bit_cast::<6, 3>(self.r2_p.q.val().get_bits::<3>(0)) << 3;
         self.tail_word.next = self.r2_data.q.val() >> self.tshamt.val();
@@ -1198,7 +1199,7 @@ impl Logic for RxParser {
         }
         self.tail_need.next = self.fin.val()
             & (((self.k_out.q.val() < self.r2_nb.q.val()) & !self.emit.val())
-                | (self.k1.val() < self.r2_nb.q.val()))
+                | (self.k1.q.val() < self.r2_nb.q.val()))
             & (self.beat2.val() > self.r2_bth_beat.q.val())
             & self.in_range.val();
         self.pay.wr_en.next = self.adv.val() & (self.emit.val() | self.tail_pending.q.val());
@@ -1252,11 +1253,13 @@ impl Logic for RxParser {
         if self.adv.val() & self.r2_valid.q.val() {
             self.prev.d.next = self.r2_data.q.val();
             if self.emit.val() {
-                self.k_out.d.next = self.k1.val();
+                self.k_out.d.next = self.k1.q.val();
+                self.k1.d.next = self.k1.q.val() + self.k_one20.val();
                 self.q_beat.d.next = self.q_beat.q.val() + self.k_one20.val();
             }
             if self.r2_last.q.val() {
                 self.k_out.d.next = self.k_zero20.val();
+                self.k1.d.next = self.k_one20.val();
                 self.q_beat.d.next = self.pstart.val() >> 3;
             }
         }
@@ -1370,6 +1373,7 @@ impl Logic for RxParser {
             self.r1_last.d.next = false;
             self.r2_last.d.next = false;
             self.k_out.d.next = self.k_zero20.val();
+            self.k1.d.next = self.k_one20.val();
             self.hdr_valid.d.next = false;
             self.tail_pending.d.next = false;
             self.pend_commit.d.next = false;

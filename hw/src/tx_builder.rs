@@ -121,6 +121,8 @@ pub struct TxBuilder {
     fin: Signal<Local, Bit>,
     ib1: Signal<Local, Bits<16>>,
     last_in: Signal<Local, Bit>,
+    /// `ib == npm1`, kept as a register beside `ib`.
+    last_in_q: DFF<Bit>,
     pmask: Signal<Local, Bits<8>>,
     dmask: Signal<Local, Bits<64>>,
     cur: Signal<Local, Bits<64>>,
@@ -228,6 +230,7 @@ impl TxBuilder {
             fin: Default::default(),
             ib1: Default::default(),
             last_in: Default::default(),
+            last_in_q: Default::default(),
             pmask: Default::default(),
             dmask: Default::default(),
             cur: Default::default(),
@@ -278,9 +281,9 @@ impl Logic for TxBuilder {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, hs, hs_valid, busy, drain, hlow, hb, ob, ib, nh, np, npm1, in_pay_q,
-            is_last_q, ib_more_q, lkeep, ldmask, lokeep, lastb, flen, plen, sh, prev, in_done, bad,
-            late, o_valid, o_data, o_keep, o_last, o_user, c_frames, c_len_err
+            self, clock, hs, hs_valid, busy, drain, hlow, hb, last_in_q, ob, ib, nh, np, npm1,
+            in_pay_q, is_last_q, ib_more_q, lkeep, ldmask, lokeep, lastb, flen, plen, sh, prev,
+            in_done, bad, late, o_valid, o_data, o_keep, o_last, o_user, c_frames, c_len_err
         );
         self.icrc.clock.next = self.clock.val();
         self.icrc.reset.next = self.reset.val();
@@ -306,7 +309,7 @@ impl Logic for TxBuilder {
 
         // Payload bytes left at input beat `ib`, and the lanes they fill.
         self.ib1.next = self.ib.q.val() + self.k_one16.val();
-        self.last_in.next = self.ib.q.val() == self.npm1.q.val();
+        self.last_in.next = self.last_in_q.q.val();
         // Only the last payload beat is partial: its masks are the frame's, set at its start.
         self.pmask.next = self.k_ff8.val();
         self.dmask.next = self.k_ones64.val();
@@ -392,6 +395,7 @@ impl Logic for TxBuilder {
         }
         if self.take.val() {
             self.ib.d.next = self.ib1.val();
+            self.last_in_q.d.next = self.ib1.val() == self.npm1.q.val();
             self.ib_more_q.d.next = self.ib1.val() < self.np.q.val();
             if self.s_axis_tlast.val() {
                 self.in_done.d.next = true;
@@ -416,6 +420,7 @@ impl Logic for TxBuilder {
             self.nh.d.next = self.st_nh.val();
             self.np.d.next = self.st_np.val();
             self.npm1.d.next = self.pl_m1.val() >> 3;
+            self.last_in_q.d.next = (self.pl_m1.val() >> 3) == self.k_zero16.val();
             self.lkeep.d.next = self.st_lkeep.val();
             self.ldmask.d.next = self.st_ldmask.val();
             self.lokeep.d.next = self.st_lokeep.val();
