@@ -431,7 +431,9 @@ impl Logic for IcrcEngine {
 
         // ---- Flow control: every stage moves when the output can take a beat.
         self.adv.next = !self.extra.q.val() & (!self.r3_valid.q.val() | self.m_axis_tready.val());
-        self.s_axis_tready.next = self.adv.val() & !self.reset.val();
+        // In TX mode the builder in front gates its own handshakes in reset, so the reset net
+        // stays out of its emit logic.
+        self.s_axis_tready.next = self.adv.val() & (!self.reset.val() | self.tx.val());
         self.take.next = self.adv.val() & self.s_axis_tvalid.val() & !self.reset.val();
 
         // ---- Stage 0: parse the input beat.

@@ -235,9 +235,16 @@ pub struct RxParser {
     r1_last: DFF<Bit>,
     r1_user: DFF<Bits<2>>,
     r1_beat: DFF<Bits<16>>,
-    r1_fl: DFF<Bits<20>>,
-    /// `r1_fl` reaches the end of the UDP header, for each shape (registered with it).
+    /// The frame so far reaches the end of the UDP header, for each shape.
     r1_ue: DFF<Bits<4>>,
+    /// The frame so far is shorter than its IP packet, or longer than it and 60 bytes.
+    r1_trunc: DFF<Bit>,
+    r1_long: DFF<Bit>,
+    /// The length checks of stage 1 as registered flags (see "Checks one clock ahead").
+    f_short: DFF<Bit>,
+    f_ne: DFF<Bit>,
+    f_pad: DFF<Bit>,
+    f_len_a: DFF<Bit>,
     fl_in: Signal<Local, Bits<20>>,
     fl_lo: Signal<Local, Bits<3>>,
     fl_hi: Signal<Local, Bits<17>>,
@@ -347,7 +354,6 @@ pub struct RxParser {
     need_slot: Signal<Local, Bit>,
     ta: Signal<Local, Bit>,
     pstart: Signal<Local, Bits<20>>,
-    ip_end: Signal<Local, Bits<20>>,
     udp_bad: Signal<Local, Bit>,
     roce: Signal<Local, Bit>,
     oversize: Signal<Local, Bit>,
@@ -502,8 +508,13 @@ impl RxParser {
             r1_last: Default::default(),
             r1_user: Default::default(),
             r1_beat: Default::default(),
-            r1_fl: Default::default(),
             r1_ue: Default::default(),
+            r1_trunc: Default::default(),
+            r1_long: Default::default(),
+            f_short: Default::default(),
+            f_ne: Default::default(),
+            f_pad: Default::default(),
+            f_len_a: Default::default(),
             fl_in: Default::default(),
             fl_lo: Default::default(),
             fl_hi: Default::default(),
@@ -606,7 +617,6 @@ impl RxParser {
             need_slot: Default::default(),
             ta: Default::default(),
             pstart: Default::default(),
-            ip_end: Default::default(),
             udp_bad: Default::default(),
             roce: Default::default(),
             oversize: Default::default(),
@@ -728,8 +738,13 @@ impl Logic for RxParser {
             r1_last,
             r1_user,
             r1_beat,
-            r1_fl,
             r1_ue,
+            r1_trunc,
+            r1_long,
+            f_short,
+            f_ne,
+            f_pad,
+            f_len_a,
             q_vlan,
             q_ip_end,
             q_room,
@@ -836,7 +851,6 @@ impl Logic for RxParser {
         self.r1_last.d.next = self.r1_last.q.val();
         self.r1_user.d.next = self.r1_user.q.val();
         self.r1_beat.d.next = self.r1_beat.q.val();
-        self.r1_fl.d.next = self.r1_fl.q.val();
         // The frame's length up to and including this beat (meaningful on the last beat), with
         // no adder: `tkeep` is contiguous from bit 0, so a full beat ends at 8 (beat + 1) and a
         // partial one at 8 beat + its byte count.
@@ -902,8 +916,12 @@ impl Logic for RxParser {
                         & (self.icrc.m_axis_tkeep.val() & self.k_ur_t6.val()).any()),
             );
         self.r1_ue.d.next = self.r1_ue.q.val();
+        self.r1_trunc.d.next = self.r1_trunc.q.val();
+        self.r1_long.d.next = self.r1_long.q.val();
         if self.adv.val() {
-            self.r1_fl.d.next = self.fl_in.val();
+            self.r1_trunc.d.next = self.fl_in.val() < self.q_ip_end.q.val();
+            self.r1_long.d.next = (self.fl_in.val() > self.q_ip_end.q.val())
+                & (self.fl_in.val() > self.k_min_frame.val());
             self.r1_ue.d.next = self.ue_in.val();
             self.r1_valid.d.next = self.icrc.m_axis_tvalid.val();
             self.r1_data.d.next = self.icrc.m_axis_tdata.val();
@@ -999,9 +1017,19 @@ impl Logic for RxParser {
         self.q_room.d.next = self.d_ip_len.val() + self.d_nl.val();
         self.q_roomp.d.next = self.d_ip_len.val() + self.d_nlp.val();
         self.q_udp_adj.d.next = self.udp_adj.val();
+        // ---- Checks one clock ahead. Each comparison of the verdict is registered as a flag:
+        // the frame's length against the IP end on the beat's way into stage 1 (the IP end is
+        // known from beat 4 on, a RoCEv2 frame ends in beat 5 or later), and the registered
+        // lengths against each other a clock after they are (the extension length, the latest,
+        // follows the opcode by two clocks; a frame ends at least two beats after its opcode).
+        self.f_short.d.next = self.q_room.q.val() < self.q_ext_len.q.val();
+        self.f_ne.d.next = self.q_room.q.val() != self.q_ext_len.q.val();
+        self.f_pad.d.next =
+            self.q_roomp.q.val().get_bit(19) | (self.q_ext_len.q.val() > self.q_roomp.q.val());
+        self.udp_bad.next = self.q_udp_adj.q.val() != self.q_ip_len.q.val();
+        self.f_len_a.d.next = self.udp_bad.val() | (self.q_ip_len.q.val() < self.lena_c.val());
         // Every comparison is between registers: no adder in front of it.
         self.pstart.next = self.pstart_c.val() + self.q_ext_len.q.val();
-        self.ip_end.next = self.q_ip_end.q.val();
         // The payload length (IP length less headers, extension headers, pad and ICRC), plus 7
         // and less 1, and the beat that holds the payload's last byte: two adders each.
         self.px.next = self.q_pad.q.val() + self.q_ext_len.q.val();
@@ -1059,21 +1087,20 @@ impl Logic for RxParser {
             & self.port_sel.val()
             & self.ue_ok.val();
         self.oversize.next = self.r1_beat.q.val() >= self.k_max_beats.val();
-        self.trunc.next = self.r1_fl.q.val() < self.ip_end.val();
-        self.udp_bad.next = self.q_udp_adj.q.val() != self.q_ip_len.q.val();
-        self.len_a.next = self.udp_bad.val() | (self.q_ip_len.q.val() < self.lena_c.val());
+        // The comparisons are registered flags (see "Checks one clock ahead" above), so the
+        // verdict's priority sits behind registers alone.
+        self.trunc.next = self.r1_trunc.q.val();
+        self.len_a.next = self.f_len_a.q.val();
         // The IP length against the headers' (`room` less the extension length); a negative
         // room is a length error of `len_a` too, which outranks these.
         self.len_b.next = self.q_room.q.val().get_bit(19)
-            | (self.q_room.q.val() < self.q_ext_len.q.val())
+            | self.f_short.q.val()
             | (self.q_ip_len.q.val().get_bits::<2>(0) != self.k_zero2.val())
-            | (!self.q_has_payload.q.val() & (self.q_room.q.val() != self.q_ext_len.q.val()))
-            | ((self.r1_fl.q.val() > self.ip_end.val())
-                & (self.r1_fl.q.val() > self.k_min_frame.val()));
+            | (!self.q_has_payload.q.val() & self.f_ne.q.val())
+            | self.r1_long.q.val();
         // PadCnt larger than the payload (ICRC offset less payload start); a negative payload is
         // a length error above, which outranks this.
-        self.pad_bad.next =
-            self.q_roomp.q.val().get_bit(19) | (self.q_ext_len.q.val() > self.q_roomp.q.val());
+        self.pad_bad.next = self.f_pad.q.val();
         self.icrc_bad.next = self.r1_user.q.val().get_bit(0) | !self.r1_user.q.val().get_bit(1);
         self.reason.next = self.k_r_accept.val();
         if self.icrc_bad.val() {

@@ -293,7 +293,9 @@ impl Logic for TxBuilder {
         self.comp.valid.next = self.hs_valid.q.val();
 
         // ---- Flow control: the output register moves when the ICRC engine takes a beat.
-        self.adv.next = (!self.o_valid.q.val() | self.icrc.s_axis_tready.val()) & !self.reset.val();
+        // Not gated by `reset` (every register it moves is reset, and the handshakes below are
+        // gated), so the reset net's fanout stays out of the emit logic.
+        self.adv.next = !self.o_valid.q.val() | self.icrc.s_axis_tready.val();
 
         // ---- The beat `ob` of the current frame.
         self.in_pay.next = self.in_pay_q.q.val();
@@ -337,9 +339,12 @@ impl Logic for TxBuilder {
         self.okeep.next = self.lokeep.q.val();
 
         // ---- Payload stream: taken for the frame, or discarded up to `tlast` after a late end.
-        self.s_axis_tready.next =
-            (self.busy.q.val() & self.adv.val() & self.need_in.val() & !self.drain.q.val())
-                | (self.drain.q.val() & !self.reset.val());
+        self.s_axis_tready.next = ((self.busy.q.val()
+            & self.adv.val()
+            & self.need_in.val()
+            & !self.drain.q.val())
+            | self.drain.q.val())
+            & !self.reset.val();
         if self.drain.q.val() & self.s_axis_tvalid.val() & self.s_axis_tlast.val() {
             self.drain.d.next = false;
         }
