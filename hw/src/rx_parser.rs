@@ -338,6 +338,11 @@ pub struct RxParser {
     prev: DFF<Bits<64>>,
     hdr_valid: DFF<Bit>,
     hdr_data: DFF<Bits<HDR_BITS>>,
+    /// The verdict of the frame that left stage 2 on the last clock, for the counters.
+    ev_fin: DFF<Bit>,
+    ev_bypass: DFF<Bit>,
+    ev_commit: DFF<Bit>,
+    ev_reason: DFF<Bits<4>>,
     c_frames: DFF<Bits<32>>,
     c_accepted: DFF<Bits<32>>,
     c_bypass: DFF<Bits<32>>,
@@ -601,6 +606,10 @@ impl RxParser {
             prev: Default::default(),
             hdr_valid: Default::default(),
             hdr_data: Default::default(),
+            ev_fin: Default::default(),
+            ev_bypass: Default::default(),
+            ev_commit: Default::default(),
+            ev_reason: Default::default(),
             c_frames: Default::default(),
             c_accepted: Default::default(),
             c_bypass: Default::default(),
@@ -782,6 +791,10 @@ impl Logic for RxParser {
             q_beat,
             hdr_valid,
             hdr_data,
+            ev_fin,
+            ev_bypass,
+            ev_commit,
+            ev_reason,
             c_frames,
             c_accepted,
             c_bypass,
@@ -809,10 +822,11 @@ impl Logic for RxParser {
             & self.r2_last.q.val()
             & (self.r2_reason.q.val() == self.k_r_accept.val())
             & !self.r2_bypass.q.val();
+        // Not gated by `reset`: every register it moves is reset, and the ICRC engine in front
+        // refuses input in reset.
         self.adv.next = self.pay.room.val()
             & self.byp.room.val()
-            & (!self.need_slot.val() | !self.hdr_valid.q.val() | self.m_hdr_ready.val())
-            & !self.reset.val();
+            & (!self.need_slot.val() | !self.hdr_valid.q.val() | self.m_hdr_ready.val());
         self.icrc.s_axis_tdata.next = self.s_axis_tdata.val();
         self.icrc.s_axis_tkeep.next = self.s_axis_tkeep.val();
         self.icrc.s_axis_tlast.next = self.s_axis_tlast.val();
@@ -1341,39 +1355,45 @@ impl Logic for RxParser {
         self.c_drop_opcode.d.next = self.c_drop_opcode.q.val();
         self.c_drop_padcnt.d.next = self.c_drop_padcnt.q.val();
         self.c_drop_icrc.d.next = self.c_drop_icrc.q.val();
-        if self.fin.val() {
+        // A clock after the verdict leaves stage 2 (registered: `fin` waits on `adv`, which has
+        // the largest fanout in the parser).
+        self.ev_fin.d.next = self.fin.val();
+        self.ev_bypass.d.next = self.r2_bypass.q.val();
+        self.ev_commit.d.next = self.commit_pay.val();
+        self.ev_reason.d.next = self.r2_reason.q.val();
+        if self.ev_fin.q.val() {
             self.c_frames.d.next = self.c_frames.q.val() + self.k_one32.val();
-            if self.r2_bypass.q.val() {
+            if self.ev_bypass.q.val() {
                 self.c_bypass.d.next = self.c_bypass.q.val() + self.k_one32.val();
             }
-            if self.commit_pay.val() {
+            if self.ev_commit.q.val() {
                 self.c_accepted.d.next = self.c_accepted.q.val() + self.k_one32.val();
             }
-            if self.r2_reason.q.val() == self.k_r_oversize.val() {
+            if self.ev_reason.q.val() == self.k_r_oversize.val() {
                 self.c_drop_oversize.d.next = self.c_drop_oversize.q.val() + self.k_one32.val();
             }
-            if self.r2_reason.q.val() == self.k_r_truncated.val() {
+            if self.ev_reason.q.val() == self.k_r_truncated.val() {
                 self.c_drop_truncated.d.next = self.c_drop_truncated.q.val() + self.k_one32.val();
             }
-            if self.r2_reason.q.val() == self.k_r_fragment.val() {
+            if self.ev_reason.q.val() == self.k_r_fragment.val() {
                 self.c_drop_fragment.d.next = self.c_drop_fragment.q.val() + self.k_one32.val();
             }
-            if self.r2_reason.q.val() == self.k_r_checksum.val() {
+            if self.ev_reason.q.val() == self.k_r_checksum.val() {
                 self.c_drop_checksum.d.next = self.c_drop_checksum.q.val() + self.k_one32.val();
             }
-            if self.r2_reason.q.val() == self.k_r_length.val() {
+            if self.ev_reason.q.val() == self.k_r_length.val() {
                 self.c_drop_length.d.next = self.c_drop_length.q.val() + self.k_one32.val();
             }
-            if self.r2_reason.q.val() == self.k_r_tver.val() {
+            if self.ev_reason.q.val() == self.k_r_tver.val() {
                 self.c_drop_tver.d.next = self.c_drop_tver.q.val() + self.k_one32.val();
             }
-            if self.r2_reason.q.val() == self.k_r_opcode.val() {
+            if self.ev_reason.q.val() == self.k_r_opcode.val() {
                 self.c_drop_opcode.d.next = self.c_drop_opcode.q.val() + self.k_one32.val();
             }
-            if self.r2_reason.q.val() == self.k_r_padcnt.val() {
+            if self.ev_reason.q.val() == self.k_r_padcnt.val() {
                 self.c_drop_padcnt.d.next = self.c_drop_padcnt.q.val() + self.k_one32.val();
             }
-            if self.r2_reason.q.val() == self.k_r_icrc.val() {
+            if self.ev_reason.q.val() == self.k_r_icrc.val() {
                 self.c_drop_icrc.d.next = self.c_drop_icrc.q.val() + self.k_one32.val();
             }
         }
@@ -1405,6 +1425,7 @@ impl Logic for RxParser {
             self.tail_pending.d.next = false;
             self.pend_commit.d.next = false;
             self.pend_rewind.d.next = false;
+            self.ev_fin.d.next = false;
             self.c_frames.d.next = self.k_zero32.val();
             self.c_accepted.d.next = self.k_zero32.val();
             self.c_bypass.d.next = self.k_zero32.val();

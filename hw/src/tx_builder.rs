@@ -339,12 +339,10 @@ impl Logic for TxBuilder {
         self.okeep.next = self.lokeep.q.val();
 
         // ---- Payload stream: taken for the frame, or discarded up to `tlast` after a late end.
-        self.s_axis_tready.next = ((self.busy.q.val()
-            & self.adv.val()
-            & self.need_in.val()
-            & !self.drain.q.val())
-            | self.drain.q.val())
-            & !self.reset.val();
+        self.s_axis_tready.next =
+            ((self.busy.q.val() & self.adv.val() & self.need_in.val() & !self.drain.q.val())
+                | self.drain.q.val())
+                & !self.reset.val();
         if self.drain.q.val() & self.s_axis_tvalid.val() & self.s_axis_tlast.val() {
             self.drain.d.next = false;
         }
