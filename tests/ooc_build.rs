@@ -106,6 +106,27 @@ fn bad_tops_and_parts_are_named() {
     let (code, _, err) = build(&["--core-only", "--top", "rgmii_mac", "--part", "LFE5U-25F-6"]);
     assert_eq!(code, 2);
     assert!(err.contains("--board"), "{err}");
+    let (code, _, err) = build(&[
+        "--core-only",
+        "--part",
+        "LFE5U-25F-6",
+        "--verilog",
+        "/nonexistent/old.v",
+    ]);
+    assert_eq!(code, 2);
+    assert!(err.contains("/nonexistent/old.v"), "{err}");
+    let not_top = std::env::temp_dir().join(format!("rnic-not-top-{}.v", std::process::id()));
+    std::fs::write(&not_top, "module other(input a); endmodule\n").unwrap();
+    let (code, _, err) = build(&[
+        "--core-only",
+        "--part",
+        "LFE5U-25F-6",
+        "--verilog",
+        not_top.to_str().unwrap(),
+    ]);
+    let _ = std::fs::remove_file(&not_top);
+    assert_eq!(code, 2);
+    assert!(err.contains("no `module top`"), "{err}");
 }
 
 /// The timing goal of the packet layer: `packet_loopback` placed on the smallest, slowest part

@@ -331,7 +331,11 @@ pub struct RxParser {
     r2_mac_bad: DFF<Bit>,
     r2_beat: DFF<Bits<16>>,
     r2_p: DFF<Bits<20>>,
-    r2_bth_beat: DFF<Bits<20>>,
+    /// The beat is past the BTH's and within the oversize limit; the verdict is accept and
+    /// not bypass (decided in stage 1 with the rest).
+    r2_past_bth: DFF<Bit>,
+    r2_in_range: DFF<Bit>,
+    r2_acc: DFF<Bit>,
     r2_reason: DFF<Bits<4>>,
     r2_bypass: DFF<Bit>,
     r2_rec: DFF<Bits<HDR_BITS>>,
@@ -432,7 +436,6 @@ pub struct RxParser {
     k_iph4: Constant<Bits<20>>,
     k_min_frame: Constant<Bits<20>>,
     k_max_beats: Constant<Bits<16>>,
-    k_max_beats20: Constant<Bits<20>>,
     k_zero20: Constant<Bits<20>>,
     k_one20: Constant<Bits<20>>,
     k_seven20: Constant<Bits<20>>,
@@ -599,7 +602,9 @@ impl RxParser {
             r2_mac_bad: Default::default(),
             r2_beat: Default::default(),
             r2_p: Default::default(),
-            r2_bth_beat: Default::default(),
+            r2_past_bth: Default::default(),
+            r2_in_range: Default::default(),
+            r2_acc: Default::default(),
             r2_reason: Default::default(),
             r2_bypass: Default::default(),
             r2_rec: Default::default(),
@@ -691,7 +696,6 @@ impl RxParser {
             k_iph4: c20(ip_header_len(false) as u64),
             k_min_frame: c20(MIN_FRAME),
             k_max_beats: Constant::new(bits::<16>(MAX_BEATS)),
-            k_max_beats20: c20(MAX_BEATS),
             k_zero20: c20(0),
             k_one20: c20(1),
             k_seven20: c20(7),
@@ -781,7 +785,9 @@ impl Logic for RxParser {
             r2_nb,
             r2_nbm1,
             r2_elb,
-            r2_bth_beat,
+            r2_past_bth,
+            r2_in_range,
+            r2_acc,
             r2_reason,
             r2_bypass,
             r2_rec,
@@ -818,10 +824,7 @@ impl Logic for RxParser {
 
         // ---- Flow control: everything moves when both FIFOs have room, unless an accepted
         // frame ends while the previous header still waits on the header channel.
-        self.need_slot.next = self.r2_valid.q.val()
-            & self.r2_last.q.val()
-            & (self.r2_reason.q.val() == self.k_r_accept.val())
-            & !self.r2_bypass.q.val();
+        self.need_slot.next = self.r2_valid.q.val() & self.r2_last.q.val() & self.r2_acc.q.val();
         // Not gated by `reset`: every register it moves is reset, and the ICRC engine in front
         // refuses input in reset.
         self.adv.next = self.pay.room.val()
@@ -1163,10 +1166,18 @@ impl Logic for RxParser {
         self.r2_nb.d.next = self.r2_nb.q.val();
         self.r2_nbm1.d.next = self.r2_nbm1.q.val();
         self.r2_elb.d.next = self.r2_elb.q.val();
-        self.r2_bth_beat.d.next = self.r2_bth_beat.q.val();
+        self.r2_past_bth.d.next = self.r2_past_bth.q.val();
+        self.r2_in_range.d.next = self.r2_in_range.q.val();
+        self.r2_acc.d.next = self.r2_acc.q.val();
         self.r2_reason.d.next = self.r2_reason.q.val();
         self.r2_bypass.d.next = self.r2_bypass.q.val();
-        self.r2_rec.d.next = self.r2_rec.q.val();
+        // The header word follows the extractor on every clock but those that hold a last beat
+        // in stage 2 (where the header slot takes it): it matters only there, and was taken on
+        // the clock that beat moved in. So its 1215-bit enable reads two registers, not `adv`.
+        self.r2_rec.d.next = self.ex.rec.val();
+        if self.r2_valid.q.val() & self.r2_last.q.val() {
+            self.r2_rec.d.next = self.r2_rec.q.val();
+        }
         if self.adv.val() {
             self.r2_valid.d.next = self.r1_valid.q.val();
             self.r2_data.d.next = self.r1_data.q.val();
@@ -1183,10 +1194,13 @@ impl Logic for RxParser {
             }
             self.r2_nbm1.d.next = self.lenm1_v.val() >> 3;
             self.r2_elb.d.next = self.elb_v.val() >> 3;
-            self.r2_bth_beat.d.next = self.bth_beat_c.val();
+            // Stage 2's beat tests, made here on the beat they will hold.
+            self.r2_past_bth.d.next =
+                bit_cast::<20, 16>(self.r1_beat.q.val()) > self.bth_beat_c.val();
+            self.r2_in_range.d.next = self.r1_beat.q.val() < self.k_max_beats.val();
+            self.r2_acc.d.next = (self.reason.val() == self.k_r_accept.val()) & !self.bypass.val();
             self.r2_reason.d.next = self.reason.val();
             self.r2_bypass.d.next = self.bypass.val();
-            self.r2_rec.d.next = self.ex.rec.val();
         }
 
         // ---- Stage 2: realign the payload, write the FIFOs, commit or rewind.
@@ -1199,9 +1213,9 @@ impl Logic for RxParser {
         self.full_in.next =
             (self.q_beat.q.val() < self.beat2.val()) | (!self.p_inc.val() & self.beat_eq.val());
         self.end_in.next = self.r2_elb.q.val() <= self.beat2.val();
-        self.in_range.next = self.beat2.val() < self.k_max_beats20.val();
+        self.in_range.next = self.r2_in_range.q.val();
         self.emit.next = self.r2_valid.q.val()
-            & (self.beat2.val() > self.r2_bth_beat.q.val())
+            & self.r2_past_bth.q.val()
             & (self.k_out.q.val() < self.r2_nb.q.val())
             & (self.full_in.val() | self.end_in.val())
             & self.in_range.val();
@@ -1220,9 +1234,7 @@ impl Logic for RxParser {
             self.okeep.next = !self.kshift.val();
         }
         self.fin.next = self.adv.val() & self.r2_valid.q.val() & self.r2_last.q.val();
-        self.commit_pay.next = self.fin.val()
-            & (self.r2_reason.q.val() == self.k_r_accept.val())
-            & !self.r2_bypass.q.val();
+        self.commit_pay.next = self.fin.val() & self.r2_acc.q.val();
         self.commit_byp.next = self.fin.val() & self.r2_bypass.q.val();
 
         // The tail: when the last payload beat needs bytes of the frame's last input beat that
@@ -1241,7 +1253,7 @@ impl Logic for RxParser {
         self.tail_need.next = self.fin.val()
             & (((self.k_out.q.val() < self.r2_nb.q.val()) & !self.emit.val())
                 | (self.k1.q.val() < self.r2_nb.q.val()))
-            & (self.beat2.val() > self.r2_bth_beat.q.val())
+            & self.r2_past_bth.q.val()
             & self.in_range.val();
         self.pay.wr_en.next = self.adv.val() & (self.emit.val() | self.tail_pending.q.val());
         self.pay.wr_data.next = self.shifted.val().get_bits::<64>(0);
