@@ -245,9 +245,15 @@ pub struct RxParser {
     f_ne: DFF<Bit>,
     f_pad: DFF<Bit>,
     f_len_a: DFF<Bit>,
-    fl_in: Signal<Local, Bits<20>>,
+    /// The frame so far against the IP end: shorter, equal; and longer than 60 bytes.
+    fl_lt: Signal<Local, Bit>,
+    fl_eq: Signal<Local, Bit>,
+    fl_gt60: Signal<Local, Bit>,
+    ie_m: Signal<Local, Bits<17>>,
+    ie_r: Signal<Local, Bits<3>>,
+    k_minf_m: Constant<Bits<4>>,
+    k_minf_r: Constant<Bits<3>>,
     fl_lo: Signal<Local, Bits<3>>,
-    fl_hi: Signal<Local, Bits<17>>,
     ue_in: Signal<Local, Bits<4>>,
     ue_ok: Signal<Local, Bit>,
     /// The extractor's outputs one clock late (see "Stage 1" in `update`).
@@ -434,7 +440,6 @@ pub struct RxParser {
     k_nlp6_2: Constant<Bits<20>>,
     k_nlp6_3: Constant<Bits<20>>,
     k_iph4: Constant<Bits<20>>,
-    k_min_frame: Constant<Bits<20>>,
     k_max_beats: Constant<Bits<16>>,
     k_zero20: Constant<Bits<20>>,
     k_one20: Constant<Bits<20>>,
@@ -523,9 +528,14 @@ impl RxParser {
             f_ne: Default::default(),
             f_pad: Default::default(),
             f_len_a: Default::default(),
-            fl_in: Default::default(),
+            fl_lt: Default::default(),
+            fl_eq: Default::default(),
+            fl_gt60: Default::default(),
+            ie_m: Default::default(),
+            ie_r: Default::default(),
+            k_minf_m: Constant::new(bits::<4>(MIN_FRAME / 8)),
+            k_minf_r: Constant::new(bits::<3>(MIN_FRAME % 8)),
             fl_lo: Default::default(),
-            fl_hi: Default::default(),
             ue_in: Default::default(),
             ue_ok: Default::default(),
             q_vlan: Default::default(),
@@ -694,7 +704,6 @@ impl RxParser {
             k_nlp6_2: c20(neg(shape::min_ip_len(true) + 2)),
             k_nlp6_3: c20(neg(shape::min_ip_len(true) + 3)),
             k_iph4: c20(ip_header_len(false) as u64),
-            k_min_frame: c20(MIN_FRAME),
             k_max_beats: Constant::new(bits::<16>(MAX_BEATS)),
             k_zero20: c20(0),
             k_one20: c20(1),
@@ -869,12 +878,8 @@ impl Logic for RxParser {
         self.r1_user.d.next = self.r1_user.q.val();
         self.r1_beat.d.next = self.r1_beat.q.val();
         // The frame's length up to and including this beat (meaningful on the last beat), with
-        // no adder: `tkeep` is contiguous from bit 0, so a full beat ends at 8 (beat + 1) and a
-        // partial one at 8 beat + its byte count.
-        self.fl_hi.next = bit_cast::<17, 16>(self.beat_a.q.val());
-        if self.icrc.m_axis_tkeep.val().get_bit(7) {
-            self.fl_hi.next = self.beat_b.q.val();
-        }
+        // no adder: `tkeep` is contiguous from bit 0, so a full beat ends at 8 `beat_b` and a
+        // partial one at 8 `beat_a` + `fl_lo`, its byte count.
         self.fl_lo.next = self
             .k_zero3
             .val()
@@ -900,8 +905,27 @@ impl Logic for RxParser {
                 2,
                 self.icrc.m_axis_tkeep.val().get_bit(3) & !self.icrc.m_axis_tkeep.val().get_bit(7),
             );
-        self.fl_in.next =
-            (bit_cast::<20, 17>(self.fl_hi.val()) << 3) | bit_cast::<20, 3>(self.fl_lo.val());
+        // Against the IP end `8 m + r` (registered): the beat counters are compared with `m`
+        // (registers only), the byte count of the beat with `r`, and `tkeep` picks.
+        self.ie_m.next = bit_cast::<17, 20>(self.q_ip_end.q.val() >> 3);
+        self.ie_r.next = self.q_ip_end.q.val().get_bits::<3>(0);
+        self.fl_lt.next = (bit_cast::<17, 16>(self.beat_a.q.val()) < self.ie_m.val())
+            | ((bit_cast::<17, 16>(self.beat_a.q.val()) == self.ie_m.val())
+                & (self.fl_lo.val() < self.ie_r.val()));
+        self.fl_eq.next = (bit_cast::<17, 16>(self.beat_a.q.val()) == self.ie_m.val())
+            & (self.fl_lo.val() == self.ie_r.val());
+        // Past the Ethernet minimum (60 bytes, `8 m + r` with `m < 15` for the saturated count).
+        self.fl_gt60.next = (self.beat_s.q.val() > self.k_minf_m.val())
+            | ((self.beat_s.q.val() == self.k_minf_m.val())
+                & (self.fl_lo.val() > self.k_minf_r.val()));
+        if self.icrc.m_axis_tkeep.val().get_bit(7) {
+            self.fl_lt.next = (self.beat_b.q.val() < self.ie_m.val())
+                | ((self.beat_b.q.val() == self.ie_m.val())
+                    & (self.ie_r.val() != self.k_zero3.val()));
+            self.fl_eq.next =
+                (self.beat_b.q.val() == self.ie_m.val()) & (self.ie_r.val() == self.k_zero3.val());
+            self.fl_gt60.next = self.beat_s.q.val() >= self.k_minf_m.val();
+        }
         // The frame reaches the end of the UDP header (8 m + r, 1 <= r <= 7) when it is past beat
         // m, or ends in beat m with byte r - 1 kept. Bits as `header_extract::shape_index`:
         // plain IPv4, plain IPv6, tag IPv4, tag IPv6.
@@ -936,9 +960,8 @@ impl Logic for RxParser {
         self.r1_trunc.d.next = self.r1_trunc.q.val();
         self.r1_long.d.next = self.r1_long.q.val();
         if self.adv.val() {
-            self.r1_trunc.d.next = self.fl_in.val() < self.q_ip_end.q.val();
-            self.r1_long.d.next = (self.fl_in.val() > self.q_ip_end.q.val())
-                & (self.fl_in.val() > self.k_min_frame.val());
+            self.r1_trunc.d.next = self.fl_lt.val();
+            self.r1_long.d.next = !self.fl_lt.val() & !self.fl_eq.val() & self.fl_gt60.val();
             self.r1_ue.d.next = self.ue_in.val();
             self.r1_valid.d.next = self.icrc.m_axis_tvalid.val();
             self.r1_data.d.next = self.icrc.m_axis_tdata.val();
