@@ -1321,10 +1321,8 @@ impl Logic for RxParser {
         // counts with `k_out` after.
         self.k_out_zero.next = self.k_out.q.val() == self.k_zero20.val();
         self.in_first.next = self.k_out_zero.val() & !(self.r2_valid.q.val() & self.emit.val());
-        if self.adv.val() {
-            if self.in_first.val() {
-                self.q_beat.d.next = self.pstart.val() >> 3;
-            }
+        if self.adv.val() & self.in_first.val() {
+            self.q_beat.d.next = self.pstart.val() >> 3;
         }
         if self.adv.val() & self.r2_valid.q.val() {
             self.prev.d.next = self.r2_data.q.val();
