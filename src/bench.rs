@@ -46,6 +46,10 @@ pub enum What {
     Transport,
     /// The raw Ethernet path under Verilator: driver rings, DMA, loopback at 64 and 1514 bytes.
     Raw,
+    /// Simulation speed of the packet layer's tops (ICRC engine, receive parser, transmit
+    /// builder, packet loopback): Verilator and rust-hdl cycles per second and their ratio;
+    /// the last line is `top=packet_loopback verilator_cps=X rusthdl_cps=Y ratio=Z`.
+    Sim,
 }
 
 pub fn run(args: &BenchArgs) -> Result<ExitCode> {
@@ -66,6 +70,9 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode> {
     }
     if matches!(args.what, What::All | What::Transport) {
         bench_transport(args.messages, args.rounds.min(3))?;
+    }
+    if matches!(args.what, What::All | What::Sim) {
+        crate::bench_sim::bench_sim()?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -1,6 +1,7 @@
 //! The `rnic` command-line tool's commands, as a library so that tests can drive them.
 
 pub mod bench;
+pub mod bench_sim;
 pub mod build_table;
 pub mod fpga;
 pub mod interop_cli;

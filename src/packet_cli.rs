@@ -317,7 +317,7 @@ pub fn run_gen(a: &GenArgs) -> Result<ExitCode> {
 }
 
 /// A back-to-back benchmark frame: RC RDMA_WRITE_ONLY over IPv4 with `payload` bytes.
-fn bench_frame(rng: &mut Rng, payload: usize) -> Result<Vec<u8>> {
+pub(crate) fn bench_frame(rng: &mut Rng, payload: usize) -> Result<Vec<u8>> {
     let mut d = rnic_cosim::icrc::random_frame(rng, 0);
     d.bth.opcode = 0x0A;
     d.ext = rnic_wire::ext::ExtHeaders {

@@ -212,6 +212,9 @@ const fn total_bits(entries: &[Entry]) -> usize {
 /// Width of the header word.
 pub const HDR_BITS: usize = total_bits(ENTRIES);
 
+/// 64-bit words of the header word.
+pub const HDR_WORDS: usize = HDR_BITS.div_ceil(64);
+
 /// Bit offset of entry `name` in the header word.
 pub fn offset_of(name: &str) -> Option<(usize, usize)> {
     let mut at = 0;

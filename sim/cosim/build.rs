@@ -60,10 +60,20 @@ fn ports(verilog: &str) -> Vec<Port> {
 fn shim(name: &str, ports: &[Port]) -> String {
     let mut set = String::new();
     let mut get = String::new();
+    // Narrow ports move through the word arrays of `eval_io`, in port order, inputs and
+    // outputs numbered apart (the numbering of each port's `slot` in the Rust table).
+    let mut io_in = String::new();
+    let mut io_out = String::new();
+    let (mut ni, mut no) = (0usize, 0usize);
     for (i, p) in ports.iter().enumerate() {
         if p.width <= 64 {
             if p.input {
                 let _ = writeln!(set, "    case {i}: h->m->{} = w[0]; break;", p.name);
+                let _ = writeln!(io_in, "    m->{} = in[{ni}];", p.name);
+                ni += 1;
+            } else {
+                let _ = writeln!(io_out, "    out[{no}] = m->{};", p.name);
+                no += 1;
             }
             let _ = writeln!(get, "    case {i}: w[0] = h->m->{}; break;", p.name);
         } else {
@@ -117,12 +127,14 @@ extern "C" void rnic_{name}_free(void* p) {{
     delete h;
 }}
 
-extern "C" void rnic_{name}_eval(void* p) {{
+// One call per evaluation: every narrow input in, evaluate, every narrow output out.
+extern "C" void rnic_{name}_eval_io(void* p, const uint64_t* in, uint64_t* out) {{
     Handle* h = static_cast<Handle*>(p);
-    h->m->eval();
+    V{name}* m = h->m;
+{io_in}    m->eval();
     if (h->tr) h->tr->dump(h->t);
     h->t++;
-}}
+{io_out}}}
 
 extern "C" int rnic_{name}_trace(void* p, const char* path) {{
     Handle* h = static_cast<Handle*>(p);
@@ -180,7 +192,7 @@ fn main() {
     build
         .cpp(true)
         .std("c++17")
-        .opt_level(2)
+        .opt_level(3)
         .debug(false)
         .include(&include)
         .include(include.join("vltstd"))
@@ -217,6 +229,10 @@ fn main() {
             .args([
                 "--cc",
                 "-O3",
+                "--x-assign",
+                "fast",
+                "--x-initial",
+                "fast",
                 "--trace",
                 "-Wno-fatal",
                 "-Wno-lint",
@@ -252,20 +268,32 @@ fn main() {
 
         let _ = writeln!(
             table,
-            "unsafe extern \"C\" {{\n    fn rnic_{name}_new() -> *mut c_void;\n    fn rnic_{name}_free(p: *mut c_void);\n    fn rnic_{name}_eval(p: *mut c_void);\n    fn rnic_{name}_trace(p: *mut c_void, path: *const c_char) -> c_int;\n    fn rnic_{name}_set(p: *mut c_void, port: u32, w: *const u64);\n    fn rnic_{name}_get(p: *mut c_void, port: u32, w: *mut u64);\n}}"
+            "unsafe extern \"C\" {{\n    fn rnic_{name}_new() -> *mut c_void;\n    fn rnic_{name}_free(p: *mut c_void);\n    fn rnic_{name}_eval_io(p: *mut c_void, i: *const u64, o: *mut u64);\n    fn rnic_{name}_trace(p: *mut c_void, path: *const c_char) -> c_int;\n    fn rnic_{name}_set(p: *mut c_void, port: u32, w: *const u64);\n    fn rnic_{name}_get(p: *mut c_void, port: u32, w: *mut u64);\n}}"
         );
+        let (mut ni, mut no) = (0u32, 0u32);
         let port_list: Vec<String> = ps
             .iter()
             .map(|p| {
+                let slot = match (p.width <= 64, p.input) {
+                    (false, _) => u32::MAX,
+                    (true, true) => {
+                        ni += 1;
+                        ni - 1
+                    }
+                    (true, false) => {
+                        no += 1;
+                        no - 1
+                    }
+                };
                 format!(
-                    "PortDesc {{ name: {:?}, input: {}, width: {} }}",
+                    "PortDesc {{ name: {:?}, input: {}, width: {}, slot: {slot} }}",
                     p.name, p.input, p.width
                 )
             })
             .collect();
         let _ = writeln!(
             entries,
-            "    TopDesc {{\n        name: {name:?},\n        verilog_path: {:?},\n        ports: &[{}],\n        new: rnic_{name}_new,\n        free: rnic_{name}_free,\n        eval: rnic_{name}_eval,\n        trace: rnic_{name}_trace,\n        set: rnic_{name}_set,\n        get: rnic_{name}_get,\n    }},",
+            "    TopDesc {{\n        name: {name:?},\n        verilog_path: {:?},\n        ports: &[{}],\n        new: rnic_{name}_new,\n        free: rnic_{name}_free,\n        eval_io: rnic_{name}_eval_io,\n        narrow_in: {ni},\n        narrow_out: {no},\n        trace: rnic_{name}_trace,\n        set: rnic_{name}_set,\n        get: rnic_{name}_get,\n    }},",
             vfile.display().to_string(),
             port_list.join(", ")
         );

@@ -5,7 +5,7 @@
 
 use rust_hdl::prelude::*;
 
-use rnic_hw::header_channel::{HDR_BITS, HeaderRecord};
+use rnic_hw::header_channel::{HDR_BITS, HDR_WORDS, HeaderRecord};
 use rnic_hw::header_extract::{bits_from_words, words_of};
 use rnic_hw::rx_parser::{COUNTERS, RxParser};
 
@@ -33,7 +33,7 @@ pub struct RxOut {
     pub pay: (u64, u8, bool, bool),
     pub byp: (u64, u8, bool, bool, bool),
     pub hdr_valid: bool,
-    pub hdr: Vec<u64>,
+    pub hdr: [u64; HDR_WORDS],
     pub counters: [u64; 12],
 }
 
@@ -52,7 +52,7 @@ impl RxOut {
             ("m_bypass_tvalid", vec![u64::from(self.byp.3)]),
             ("m_bypass_tuser", vec![u64::from(self.byp.4)]),
             ("m_hdr_valid", vec![u64::from(self.hdr_valid)]),
-            ("m_hdr_data", self.hdr.clone()),
+            ("m_hdr_data", self.hdr.to_vec()),
         ];
         for (n, c) in COUNTERS.iter().zip(self.counters) {
             v.push((n, vec![c]));
@@ -145,7 +145,9 @@ impl RxDut for HdlRx {
                 u.m_bypass_tuser.val(),
             ),
             hdr_valid: u.m_hdr_valid.val(),
-            hdr: words_of(u.m_hdr_data.val()),
+            hdr: words_of(u.m_hdr_data.val())
+                .try_into()
+                .expect("the header port is HDR_WORDS words wide"),
             counters: c.map(|s| s.val().to_u64()),
         }
     }
@@ -229,8 +231,8 @@ impl RxDut for VerilatedRx {
         for (k, c) in counters.iter_mut().enumerate() {
             *c = g(12 + k);
         }
-        let mut hdr = m.get_wide(o[11]);
-        hdr.truncate(HDR_BITS.div_ceil(64));
+        let mut hdr = [0u64; HDR_WORDS];
+        m.get_into(o[11], &mut hdr);
         RxOut {
             s_tready: g(0) != 0,
             pay: (g(1), g(2) as u8, g(3) != 0, g(4) != 0),

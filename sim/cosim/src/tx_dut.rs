@@ -5,7 +5,7 @@
 
 use rust_hdl::prelude::*;
 
-use rnic_hw::header_channel::HeaderRecord;
+use rnic_hw::header_channel::{HDR_WORDS, HeaderRecord};
 use rnic_hw::header_extract::bits_from_words;
 use rnic_hw::packet_loopback::PacketLoopback;
 use rnic_hw::rx_parser::COUNTERS;
@@ -47,7 +47,7 @@ fn first_difference(
 pub struct TxIn {
     pub reset: bool,
     pub hdr_valid: bool,
-    pub hdr: Vec<u64>,
+    pub hdr: [u64; HDR_WORDS],
     pub tdata: u64,
     pub tkeep: u8,
     pub tlast: bool,
@@ -197,9 +197,7 @@ impl TxDut for VerilatedTx {
         m.set(p[0], 0);
         m.set(p[1], u64::from(i.reset));
         m.set(p[2], u64::from(i.hdr_valid));
-        let mut hdr = i.hdr.clone();
-        hdr.resize(rnic_hw::header_channel::HDR_BITS.div_ceil(64), 0);
-        m.set_wide(p[3], &hdr);
+        m.set_wide(p[3], &i.hdr);
         m.set(p[4], i.tdata);
         m.set(p[5], u64::from(i.tkeep));
         m.set(p[6], u64::from(i.tlast));
@@ -264,7 +262,11 @@ pub fn run_tx<A: TxDut, B: TxDut>(
         .filter(|(_, p)| !p.is_empty())
         .flat_map(|(_, p)| beats(p, 0))
         .collect();
-    let words: Vec<Vec<u64>> = s.items.iter().map(|(h, _)| h.pack()).collect();
+    let words: Vec<[u64; HDR_WORDS]> = s
+        .items
+        .iter()
+        .map(|(h, _)| h.pack().try_into().expect("HDR_WORDS words"))
+        .collect();
     let mut r = TxRun::default();
     let (mut nh, mut np) = (0usize, 0usize);
     let (mut hp, mut pp) = (false, false);
@@ -289,7 +291,7 @@ pub fn run_tx<A: TxDut, B: TxDut>(
             }
             if hp {
                 i.hdr_valid = true;
-                i.hdr = words[nh].clone();
+                i.hdr = words[nh];
             }
             if pp {
                 let bt = pay[np];
