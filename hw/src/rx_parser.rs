@@ -76,13 +76,27 @@ pub mod shape {
         (udp_offset(vlan, v6) + udp::LAYOUT.len) as u64
     }
 
-    /// The end of the UDP header as `(m, 1 << (r - 1))` for `8 m + r`: the beat it ends in and
-    /// the keep bit of its last byte. Needs `1 <= r` and `m < 15` (the parser's saturating beat
-    /// count).
-    pub fn udp_end_split(vlan: bool, v6: bool) -> (u64, u64) {
-        let e = udp_end(vlan, v6);
-        assert!(e % 8 != 0 && e / 8 < 15, "UDP end {e}");
+    /// The end of the UDP destination port: a frame that reaches it says whether it is RoCEv2.
+    pub fn port_end(vlan: bool, v6: bool) -> u64 {
+        (udp_offset(vlan, v6) + udp::DST_PORT.byte + 2) as u64
+    }
+
+    /// A frame offset `e = 8 m + r` as `(m, 1 << (r - 1))`: the beat a frame that ends there
+    /// ends in, and the keep bit of its last byte. Needs `1 <= r` and `m < 15` (the parser's
+    /// saturating beat count).
+    pub fn end_split(e: u64) -> (u64, u64) {
+        assert!(e % 8 != 0 && e / 8 < 15, "end {e}");
         (e / 8, 1 << (e % 8 - 1))
+    }
+
+    /// [`udp_end`] as [`end_split`] gives it.
+    pub fn udp_end_split(vlan: bool, v6: bool) -> (u64, u64) {
+        end_split(udp_end(vlan, v6))
+    }
+
+    /// [`port_end`] as [`end_split`] gives it.
+    pub fn port_end_split(vlan: bool, v6: bool) -> (u64, u64) {
+        end_split(port_end(vlan, v6))
     }
 
     /// What the payload length is, less the IP length and plus PadCnt and the extension
@@ -235,8 +249,10 @@ pub struct RxParser {
     r1_last: DFF<Bit>,
     r1_user: DFF<Bits<2>>,
     r1_beat: DFF<Bits<16>>,
-    /// The frame so far reaches the end of the UDP header, for each shape.
+    /// The frame so far reaches the end of the UDP header, and the end of its destination
+    /// port, for each shape.
     r1_ue: DFF<Bits<4>>,
+    r1_pe: DFF<Bits<4>>,
     /// The frame so far is shorter than its IP packet, or longer than it and 60 bytes.
     r1_trunc: DFF<Bit>,
     r1_long: DFF<Bit>,
@@ -256,6 +272,8 @@ pub struct RxParser {
     fl_lo: Signal<Local, Bits<3>>,
     ue_in: Signal<Local, Bits<4>>,
     ue_ok: Signal<Local, Bit>,
+    pe_in: Signal<Local, Bits<4>>,
+    pe_ok: Signal<Local, Bit>,
     /// The extractor's outputs one clock late (see "Stage 1" in `update`).
     q_vlan: DFF<Bit>,
     /// Sums and tests of the extractor's fields, registered with them (`d_*` their inputs).
@@ -426,6 +444,15 @@ pub struct RxParser {
     k_ur_tp: Constant<Bits<8>>,
     k_ur_p6: Constant<Bits<8>>,
     k_ur_t6: Constant<Bits<8>>,
+    /// The end of the UDP destination port, the same way (`k_pm_*`, `k_pr_*`).
+    k_pm_pp: Constant<Bits<4>>,
+    k_pm_tp: Constant<Bits<4>>,
+    k_pm_p6: Constant<Bits<4>>,
+    k_pm_t6: Constant<Bits<4>>,
+    k_pr_pp: Constant<Bits<8>>,
+    k_pr_tp: Constant<Bits<8>>,
+    k_pr_p6: Constant<Bits<8>>,
+    k_pr_t6: Constant<Bits<8>>,
     /// The shortest IP length with a BTH and an ICRC (IPv4, IPv6), and the IPv4 header length
     /// (what UDP's length leaves of IPv4's).
     k_lena4: Constant<Bits<20>>,
@@ -522,6 +549,7 @@ impl RxParser {
             r1_user: Default::default(),
             r1_beat: Default::default(),
             r1_ue: Default::default(),
+            r1_pe: Default::default(),
             r1_trunc: Default::default(),
             r1_long: Default::default(),
             f_short: Default::default(),
@@ -538,6 +566,8 @@ impl RxParser {
             fl_lo: Default::default(),
             ue_in: Default::default(),
             ue_ok: Default::default(),
+            pe_in: Default::default(),
+            pe_ok: Default::default(),
             q_vlan: Default::default(),
             q_ip_end: Default::default(),
             q_room: Default::default(),
@@ -693,6 +723,14 @@ impl RxParser {
             k_ur_tp: Constant::new(bits::<8>(shape::udp_end_split(true, false).1)),
             k_ur_p6: Constant::new(bits::<8>(shape::udp_end_split(false, true).1)),
             k_ur_t6: Constant::new(bits::<8>(shape::udp_end_split(true, true).1)),
+            k_pm_pp: Constant::new(bits::<4>(shape::port_end_split(false, false).0)),
+            k_pm_tp: Constant::new(bits::<4>(shape::port_end_split(true, false).0)),
+            k_pm_p6: Constant::new(bits::<4>(shape::port_end_split(false, true).0)),
+            k_pm_t6: Constant::new(bits::<4>(shape::port_end_split(true, true).0)),
+            k_pr_pp: Constant::new(bits::<8>(shape::port_end_split(false, false).1)),
+            k_pr_tp: Constant::new(bits::<8>(shape::port_end_split(true, false).1)),
+            k_pr_p6: Constant::new(bits::<8>(shape::port_end_split(false, true).1)),
+            k_pr_t6: Constant::new(bits::<8>(shape::port_end_split(true, true).1)),
             k_lena4: c20(shape::min_ip_len(false)),
             k_lena6: c20(shape::min_ip_len(true)),
             k_nl4: c20(neg(shape::min_ip_len(false))),
@@ -761,6 +799,7 @@ impl Logic for RxParser {
             r1_user,
             r1_beat,
             r1_ue,
+            r1_pe,
             r1_trunc,
             r1_long,
             f_short,
@@ -956,13 +995,43 @@ impl Logic for RxParser {
                     | ((self.beat_s.q.val() == self.k_um_t6.val())
                         & (self.icrc.m_axis_tkeep.val() & self.k_ur_t6.val()).any()),
             );
+        // The same for the end of the destination port.
+        self.pe_in.next = self
+            .k_zero4
+            .val()
+            .replace_bit(
+                0,
+                (self.beat_s.q.val() > self.k_pm_pp.val())
+                    | ((self.beat_s.q.val() == self.k_pm_pp.val())
+                        & (self.icrc.m_axis_tkeep.val() & self.k_pr_pp.val()).any()),
+            )
+            .replace_bit(
+                1,
+                (self.beat_s.q.val() > self.k_pm_p6.val())
+                    | ((self.beat_s.q.val() == self.k_pm_p6.val())
+                        & (self.icrc.m_axis_tkeep.val() & self.k_pr_p6.val()).any()),
+            )
+            .replace_bit(
+                2,
+                (self.beat_s.q.val() > self.k_pm_tp.val())
+                    | ((self.beat_s.q.val() == self.k_pm_tp.val())
+                        & (self.icrc.m_axis_tkeep.val() & self.k_pr_tp.val()).any()),
+            )
+            .replace_bit(
+                3,
+                (self.beat_s.q.val() > self.k_pm_t6.val())
+                    | ((self.beat_s.q.val() == self.k_pm_t6.val())
+                        & (self.icrc.m_axis_tkeep.val() & self.k_pr_t6.val()).any()),
+            );
         self.r1_ue.d.next = self.r1_ue.q.val();
+        self.r1_pe.d.next = self.r1_pe.q.val();
         self.r1_trunc.d.next = self.r1_trunc.q.val();
         self.r1_long.d.next = self.r1_long.q.val();
         if self.adv.val() {
             self.r1_trunc.d.next = self.fl_lt.val();
             self.r1_long.d.next = !self.fl_lt.val() & !self.fl_eq.val() & self.fl_gt60.val();
             self.r1_ue.d.next = self.ue_in.val();
+            self.r1_pe.d.next = self.pe_in.val();
             self.r1_valid.d.next = self.icrc.m_axis_tvalid.val();
             self.r1_data.d.next = self.icrc.m_axis_tdata.val();
             self.r1_keep.d.next = self.icrc.m_axis_tkeep.val();
@@ -1113,23 +1182,29 @@ impl Logic for RxParser {
             self.port_sel.next = self.ex.port_hits.val().get_bit(3);
         }
         self.ue_ok.next = self.r1_ue.q.val().get_bit(0);
+        self.pe_ok.next = self.r1_pe.q.val().get_bit(0);
         if self.q_vlan.q.val() & !self.q_v6.q.val() {
             self.ue_ok.next = self.r1_ue.q.val().get_bit(2);
+            self.pe_ok.next = self.r1_pe.q.val().get_bit(2);
         }
         if !self.q_vlan.q.val() & self.q_v6.q.val() {
             self.ue_ok.next = self.r1_ue.q.val().get_bit(1);
+            self.pe_ok.next = self.r1_pe.q.val().get_bit(1);
         }
         if self.q_vlan.q.val() & self.q_v6.q.val() {
             self.ue_ok.next = self.r1_ue.q.val().get_bit(3);
+            self.pe_ok.next = self.r1_pe.q.val().get_bit(3);
         }
+        // RoCEv2 once the destination port is in the frame (as the wire model decides); a frame
+        // that ends inside the rest of the UDP header is a truncated RoCEv2 frame.
         self.roce.next = self.q_ip_ok.q.val()
             & self.q_proto_udp.q.val()
             & self.port_sel.val()
-            & self.ue_ok.val();
+            & self.pe_ok.val();
         self.oversize.next = self.r1_beat.q.val() >= self.k_max_beats.val();
         // The comparisons are registered flags (see "Checks one clock ahead" above), so the
         // verdict's priority sits behind registers alone.
-        self.trunc.next = self.r1_trunc.q.val();
+        self.trunc.next = self.r1_trunc.q.val() | !self.ue_ok.val();
         self.len_a.next = self.f_len_a.q.val();
         // The IP length against the headers' (`room` less the extension length); a negative
         // room is a length error of `len_a` too, which outranks these.

@@ -35,26 +35,10 @@ pub fn scapy_reference() -> (Manifest, Vec<Vec<u8>>) {
     (m, frames)
 }
 
-/// The directory of the real captures, from `RNIC_GOLDEN_DIR`; `None` (and a message saying
-/// the test skipped) when it is not set.
+/// The directory of the real captures, from `RNIC_GOLDEN_DIR`; `None` when it is not set
+/// and the test may skip (outside CI; under CI it fails: [`rnic_cosim::need`]).
 pub fn real_captures(test: &str) -> Option<PathBuf> {
-    match std::env::var_os("RNIC_GOLDEN_DIR") {
-        Some(d) => {
-            let d = PathBuf::from(d);
-            assert!(
-                d.is_dir(),
-                "RNIC_GOLDEN_DIR={} is not a directory",
-                d.display()
-            );
-            Some(d)
-        }
-        None => {
-            eprintln!(
-                "{test}: skipped: RNIC_GOLDEN_DIR is not set (e.g. RNIC_GOLDEN_DIR=../shared/golden)"
-            );
-            None
-        }
-    }
+    rnic_cosim::need::golden_dir(test)
 }
 
 /// Runs the `rnic` binary under test.

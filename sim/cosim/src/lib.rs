@@ -11,6 +11,7 @@ pub mod host;
 pub mod icrc;
 pub mod lockstep;
 pub mod mac;
+pub mod need;
 pub mod packet_dut;
 pub mod ports;
 pub mod rx_model;

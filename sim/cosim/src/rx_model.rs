@@ -55,7 +55,10 @@ pub fn expect(frame: &[u8], mac_bad: bool) -> Result<Expect, String> {
     let v6 = et == usize::from(eth::ETHERTYPE_IPV6);
     let iph = if v6 { 40 } else { 20 };
     let udp_off = l3 + iph;
-    if fl < udp_off + 8 {
+    // Whether the frame is RoCEv2 is known once the UDP destination port is in it (the wire
+    // model's rule, `rnic_wire::locate`); one that ends before the UDP header does is a
+    // truncated RoCEv2 frame.
+    if fl < udp_off + 4 {
         return Ok(Expect::Bypass);
     }
     let ip_ok = (et == usize::from(eth::ETHERTYPE_IPV4) && frame[l3] == 0x45)
@@ -72,7 +75,7 @@ pub fn expect(frame: &[u8], mac_bad: bool) -> Result<Expect, String> {
     };
     let ip_end = l3 + len_field + if v6 { 40 } else { 0 };
     let bth = udp_off + 8;
-    if fl < ip_end {
+    if fl < ip_end || fl < bth {
         return Ok(Expect::Drop(Reason::Truncated));
     }
     if !v6 && (frame[l3 + 6] & 0x20 != 0 || be16(frame, l3 + 6) & 0x1FFF != 0) {

@@ -179,11 +179,10 @@ fn reference_trace_passes_rx_and_is_rebuilt_by_tx() {
 
 #[test]
 fn real_captures_pass_rx() {
-    let Some(dir) = std::env::var_os("RNIC_GOLDEN_DIR") else {
-        eprintln!("real_captures_pass_rx: skipped: RNIC_GOLDEN_DIR is not set");
+    const TEST: &str = "real_captures_pass_rx";
+    let Some(dir) = rnic_cosim::need::golden_dir(TEST) else {
         return;
     };
-    let dir = PathBuf::from(dir);
     let mut files = vec![
         dir.join("huawei_rc_send_ack.pcap"),
         dir.join("public_vectors_read_cnp_uc.pcap"),
@@ -197,7 +196,9 @@ fn real_captures_pass_rx() {
         rxe.sort();
         files.extend(rxe);
     }
+    let (mut n_files, mut n_roce) = (0, 0);
     for f in files {
+        n_files += 1;
         let frames = pcap_frames(&f);
         let roce = frames
             .iter()
@@ -207,8 +208,16 @@ fn real_captures_pass_rx() {
         eprintln!("{}: roce ok {} of {roce}", f.display(), seen[2]);
         assert_eq!(seen[2], roce, "{}", f.display());
         assert_eq!(seen[3], 0, "{}", f.display());
+        n_roce += roce;
     }
+    rnic_cosim::need::at_least(TEST, "capture files", n_files, MIN_CAPTURE_FILES);
+    rnic_cosim::need::at_least(TEST, "RoCEv2 frames", n_roce, MIN_REAL_ROCE_FRAMES);
 }
+
+/// The shared captures: 3 files beside `rxe/` and 10 in it.
+const MIN_CAPTURE_FILES: usize = 13;
+/// RoCEv2 frames in them (each checked by the hardware ICRC engine).
+const MIN_REAL_ROCE_FRAMES: usize = 11_452;
 
 /// Byte offsets of the masked fields of the frame's IP packet.
 fn masked_bytes(frame: &[u8]) -> Vec<usize> {

@@ -3,7 +3,6 @@
 //! traffic, the scapy reference trace field by field, real captures (`RNIC_GOLDEN_DIR`), and a
 //! malformed-frame matrix with one test per drop reason.
 
-use std::path::Path;
 use std::time::Instant;
 
 use rnic_cosim::axis::Rng;
@@ -11,6 +10,7 @@ use rnic_cosim::packet_dut::{HdlRx, RxRun, RxStimulus, VerilatedRx, run};
 use rnic_cosim::rx_model::{Break, Expect, apply, expect, rx_traffic};
 use rnic_hw::header_channel::HeaderRecord;
 use rnic_hw::rx_parser::{COUNTERS, Reason};
+use rnic_wire::RocePacket;
 
 /// Checks a run against the model: headers, payloads, bypass frames and every counter.
 fn check(frames: &[(Vec<u8>, bool)], r: &RxRun) {
@@ -160,26 +160,31 @@ fn reference_trace_fields_equal_the_model() {
     );
 }
 
-/// Real captures (`RNIC_GOLDEN_DIR`): every RoCEv2 frame is accepted with the model's fields;
-/// other frames are bypassed unchanged.
+/// Real captures (`RNIC_GOLDEN_DIR`, and its `rxe/`): every RoCEv2 frame is accepted with the
+/// model's fields; other frames are bypassed unchanged.
 #[test]
 fn real_captures() {
-    let Some(dir) = std::env::var_os("RNIC_GOLDEN_DIR") else {
-        eprintln!("RNIC_GOLDEN_DIR is not set: skipping the real captures");
+    const TEST: &str = "rx_parser real_captures";
+    let Some(dir) = rnic_cosim::need::golden_dir(TEST) else {
         return;
     };
-    let mut total = 0;
-    for entry in std::fs::read_dir(Path::new(&dir)).expect("RNIC_GOLDEN_DIR") {
-        let path = entry.unwrap().path();
-        if path
-            .extension()
-            .is_none_or(|e| e != "pcap" && e != "pcapng")
-        {
-            continue;
+    let mut files = Vec::new();
+    for sub in ["", "rxe"] {
+        for entry in std::fs::read_dir(dir.join(sub)).expect("RNIC_GOLDEN_DIR") {
+            let path = entry.unwrap().path();
+            if path
+                .extension()
+                .is_some_and(|e| e == "pcap" || e == "pcapng")
+            {
+                files.push(path);
+            }
         }
-        let Ok(cap) = rnic_wire::pcap::read_file(&path) else {
-            continue;
-        };
+    }
+    files.sort();
+    let mut total = 0;
+    for path in &files {
+        let cap =
+            rnic_wire::pcap::read_file(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let frames: Vec<(Vec<u8>, bool)> = cap
             .records
             .into_iter()
@@ -189,7 +194,8 @@ fn real_captures() {
         total += frames.len();
         verilator_run(frames, 3, 0.1, 0.1);
     }
-    eprintln!("real frames checked: {total}");
+    rnic_cosim::need::at_least(TEST, "capture files", files.len(), 13);
+    rnic_cosim::need::at_least(TEST, "real frames", total, 11_887);
 }
 
 /// One broken frame between two good ones: the counter of its reason is 1, and the payload
@@ -290,6 +296,7 @@ fn drop_oversize() {
 fn cut_and_relengthed_frames_at_every_length() {
     let mut rng = Rng::new(0xC07_0001);
     let mut frames: Vec<(Vec<u8>, bool)> = Vec::new();
+    let mut inside_udp = 0;
     for _ in 0..48 {
         let f = rnic_cosim::icrc::random_frame(&mut rng, 40)
             .build()
@@ -297,13 +304,23 @@ fn cut_and_relengthed_frames_at_every_length() {
         let l3 = if f[12..14] == [0x81, 0x00] { 18 } else { 14 };
         let udp = l3 + if f[l3] >> 4 == 4 { 20 } else { 40 };
         for cut in 14..=f.len().min(130) {
-            // Cut inside the UDP header after the RoCEv2 port: the ICRC engine flags these as
-            // bad RoCEv2 frames while the parser bypasses them (the open disagreement with the
-            // wire model that the simulation-speed issue settles), so they are left out here.
+            let c = &f[..cut];
+            // The verdict's first question, RoCEv2 or not, as the wire model answers it: a
+            // frame is RoCEv2 once its UDP destination port is in it, so one cut inside the
+            // rest of the UDP header is a truncated RoCEv2 frame, not a bypassed one.
+            let model = expect(c, false).unwrap();
+            let wire = rnic_wire::locate(c, &[rnic_wire::udp::ROCE_PORT]).is_some();
+            assert_eq!(
+                wire,
+                model != Expect::Bypass,
+                "cut at {cut}: wire model RoCEv2={wire}, parser model {model:?}"
+            );
             if (udp + 4..udp + 8).contains(&cut) {
-                continue;
+                assert_eq!(model, Expect::Drop(Reason::Truncated), "cut at {cut}");
+                assert!(RocePacket::parse(c).is_err(), "cut at {cut}");
+                inside_udp += 1;
             }
-            frames.push((f[..cut].to_vec(), false));
+            frames.push((c.to_vec(), false));
         }
     }
     for _ in 0..600 {
@@ -315,10 +332,6 @@ fn cut_and_relengthed_frames_at_every_length() {
         let base = if v4 { l3 } else { l3 + 40 };
         // An IP length ending 0-7 bytes before the frame's end, anywhere from the IP header on.
         let end = (base + 20 + rng.below(80) as usize).min(f.len());
-        let udp = l3 + if v4 { 20 } else { 40 };
-        if (udp + 4..udp + 8).contains(&end) {
-            continue; // the disagreement left out above
-        }
         let ip_len = (end - base).saturating_sub(rng.below(8) as usize);
         let at = if v4 { l3 + 2 } else { l3 + 4 };
         f[at..at + 2].copy_from_slice(&(ip_len as u16).to_be_bytes());
@@ -333,6 +346,11 @@ fn cut_and_relengthed_frames_at_every_length() {
         }
         frames.push((f, false));
     }
+    assert_eq!(
+        inside_udp,
+        48 * 4,
+        "frames cut inside the UDP header after its port"
+    );
     let n = frames.len();
     let r = verilator_run(frames.clone(), 0xC07, 0.1, 0.1);
     let verdicts = |reason: Reason| {
