@@ -197,6 +197,11 @@ pub const ENTRIES: &[Entry] = &[
         ext::DETH_SRC_QP,
         Source::Ext(Ext::Deth, ext::DETH_SRC_QP),
     ),
+    wf(
+        "DETH.Reserved",
+        ext::DETH_RESV,
+        Source::Ext(Ext::Deth, ext::DETH_RESV),
+    ),
 ];
 
 const fn total_bits(entries: &[Entry]) -> usize {

@@ -1271,7 +1271,7 @@ impl Logic for RxParser {
         self.r2_bypass.d.next = self.r2_bypass.q.val();
         // The header word follows the extractor on every clock but those that hold a last beat
         // in stage 2 (where the header slot takes it): it matters only there, and was taken on
-        // the clock that beat moved in. So its 1215-bit enable reads two registers, not `adv`.
+        // the clock that beat moved in. So its HDR_BITS-wide enable reads two registers, not `adv`.
         self.r2_rec.d.next = self.ex.rec.val();
         if self.r2_valid.q.val() & self.r2_last.q.val() {
             self.r2_rec.d.next = self.r2_rec.q.val();

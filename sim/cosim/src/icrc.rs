@@ -125,6 +125,8 @@ pub fn random_frame(rng: &mut Rng, max_payload: usize) -> RoceFrame {
             deth: keep(Ext::Deth).then(|| Deth {
                 qkey: r(rng) as u32,
                 src_qp: rng.below(1 << 24) as u32,
+                // Senders send it as zero; a receiver keeps what came.
+                resv: if rng.chance(0.25) { r(rng) as u8 } else { 0 },
             }),
         },
         payload: (0..len).map(|_| r(rng) as u8).collect(),

@@ -200,6 +200,7 @@ pub fn record_of(p: &RocePacket) -> HeaderRecord {
     if let Some(v) = x.deth {
         r.set("DETH.Q_Key", v.qkey.into());
         r.set("DETH.SrcQP", v.src_qp.into());
+        r.set("DETH.Reserved", v.resv.into());
     }
     r
 }

@@ -254,6 +254,7 @@ fn send_ud(qp: &mut Qp, env: &mut Env<'_>) {
         deth: Some(Deth {
             qkey,
             src_qp: qp.qpn,
+            resv: 0,
         }),
         immdt: with_imm.then_some(wqe.wr.imm),
         ..Default::default()

@@ -328,6 +328,7 @@ fn ud_send(p: &Pair, qpn: u32, qkey: u32) -> RoceFrame {
     f.ext.deth = Some(Deth {
         qkey,
         src_qp: p.a.qpn,
+        resv: 0,
     });
     f.payload = pattern(32, 7);
     f

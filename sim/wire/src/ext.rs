@@ -63,12 +63,14 @@ pub const ATOMIC_ACK_ETH_LAYOUT: Layout = Layout {
 };
 
 pub const DETH_QKEY: Field = Field::new("Q_Key", 0, 0, 32);
+pub const DETH_RESV: Field = Field::new("Reserved", 4, 0, 8);
 pub const DETH_SRC_QP: Field = Field::new("SrcQP", 5, 0, 24);
-/// Datagram Extended Transport Header (byte 4 reserved).
+/// Datagram Extended Transport Header. Its reserved byte is carried as it came (covered by the
+/// ICRC, sent as zero by a sender), as the BTH's reserved bits are.
 pub const DETH_LAYOUT: Layout = Layout {
     name: "DETH",
     len: 8,
-    fields: &[DETH_QKEY, DETH_SRC_QP],
+    fields: &[DETH_QKEY, DETH_RESV, DETH_SRC_QP],
 };
 
 /// The CNP body: 16 reserved bytes, sent as zero.
@@ -104,6 +106,7 @@ header_view!(AtomicAckEthHeader, ATOMIC_ACK_ETH_LAYOUT, Layer::AtomicAckEth, {
 });
 header_view!(DethHeader, DETH_LAYOUT, Layer::Deth, {
     qkey, set_qkey: u32 = DETH_QKEY;
+    resv, set_resv: u8 = DETH_RESV;
     src_qp, set_src_qp: u32 = DETH_SRC_QP;
 });
 
@@ -137,6 +140,13 @@ pub struct AtomicAckEth {
 pub struct Deth {
     pub qkey: u32,
     pub src_qp: u32,
+    /// The reserved byte 4 (zero when sent; kept as received).
+    #[serde(default, skip_serializing_if = "is_zero")]
+    pub resv: u8,
+}
+
+fn is_zero(v: &u8) -> bool {
+    *v == 0
 }
 
 /// The extension-header values of one packet; which ones are present follows from the opcode.
@@ -236,9 +246,9 @@ mod tests {
     }
 
     #[test]
-    fn deth_reserved_byte_is_skipped() {
+    fn deth_reserved_byte_is_its_own_field() {
         let b = [0x11, 0x22, 0x33, 0x44, 0xEE, 0x00, 0x00, 0x01];
         let d = DethHeader::new_checked(&b[..], 0).unwrap();
-        assert_eq!((d.qkey(), d.src_qp()), (0x1122_3344, 1));
+        assert_eq!((d.qkey(), d.resv(), d.src_qp()), (0x1122_3344, 0xEE, 1));
     }
 }

@@ -234,6 +234,7 @@ impl RoceFrame {
                 let d = x.deth.expect("validated");
                 let mut v = DethHeader::new_checked(buf, 0).expect("sized by the table");
                 v.set_qkey(d.qkey);
+                v.set_resv(d.resv);
                 v.set_src_qp(d.src_qp);
             }
             Ext::Cnp => {} // 16 zero bytes
@@ -500,7 +501,7 @@ impl<'a> RocePacket<'a> {
     }
 
     /// The description of this frame; building it gives the frame back (without any Ethernet
-    /// padding), provided the DETH reserved byte is 0.
+    /// padding).
     pub fn repr(&self) -> RoceFrame {
         RoceFrame {
             eth: self.eth,
@@ -559,6 +560,7 @@ fn parse_ext(h: Ext, buf: &[u8], at: usize, ext: &mut ExtHeaders) -> Result<(), 
             ext.deth = Some(Deth {
                 qkey: v.qkey(),
                 src_qp: v.src_qp(),
+                resv: v.resv(),
             });
         }
         Ext::Cnp => {}

@@ -96,7 +96,7 @@ fn ext_values() -> impl Strategy<Value = ExtHeaders> {
         any::<u32>(),
         (any::<u64>(), any::<u32>(), any::<u64>(), any::<u64>()),
         any::<u64>(),
-        (any::<u32>(), 0u32..(1 << 24)),
+        (any::<u32>(), 0u32..(1 << 24), any::<u8>()),
     )
         .prop_map(|(r, a, imm, ieth, at, orig, d)| ExtHeaders {
             reth: Some(Reth {
@@ -120,6 +120,7 @@ fn ext_values() -> impl Strategy<Value = ExtHeaders> {
             deth: Some(Deth {
                 qkey: d.0,
                 src_qp: d.1,
+                resv: d.2,
             }),
         })
 }
