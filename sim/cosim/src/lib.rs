@@ -4,6 +4,7 @@
 
 pub mod axil;
 pub mod axis;
+pub mod board;
 pub mod core;
 pub mod dma_bench;
 pub mod dut;
