@@ -52,6 +52,22 @@ fn frames(n: usize) -> Result<Vec<Vec<u8>>> {
         .collect()
 }
 
+/// The first `n` frames out must be good and equal the frames the software model built.
+fn identical(top: &str, got: &[(Vec<u8>, bool)], want: &[Vec<u8>], n: usize) -> Result<()> {
+    let same = got
+        .iter()
+        .zip(want)
+        .filter(|((g, bad), w)| !bad && g == *w)
+        .count();
+    if same != n || got.len() != n {
+        bail!(
+            "{top} gave {} frames, {same} of the {n} sent identical to the model's",
+            got.len()
+        );
+    }
+    Ok(())
+}
+
 fn icrc(all: &[Vec<u8>]) -> Result<Figures> {
     let stim = |n: usize| Stimulus {
         frames: all[..n].iter().map(|f| (f.clone(), 0)).collect(),
@@ -132,17 +148,7 @@ fn tx(all: &[Vec<u8>]) -> Result<Figures> {
         idle: 0.0,
         stall: 0.0,
     };
-    let check = |got: &[(Vec<u8>, bool)], n: usize| -> Result<()> {
-        let good = got
-            .iter()
-            .zip(all)
-            .filter(|((g, bad), w)| !bad && g == *w)
-            .count();
-        if good != n {
-            bail!("tx_builder built {good} of {n} frames as the software model does");
-        }
-        Ok(())
-    };
+    let check = |got: &[(Vec<u8>, bool)], n: usize| identical("tx_builder", got, all, n);
     let (sv, sh) = (stim(V_FRAMES), stim(H_FRAMES));
     let v_cps = cps(|| {
         let mut v = VerilatedTx::new().map_err(|e| anyhow!(e))?;
@@ -170,17 +176,7 @@ fn loopback(all: &[Vec<u8>]) -> Result<Figures> {
         idle: 0.0,
         stall: 0.0,
     };
-    let check = |got: &[(Vec<u8>, bool)], n: usize| -> Result<()> {
-        let same = got
-            .iter()
-            .zip(all)
-            .filter(|((g, bad), w)| !bad && g == *w)
-            .count();
-        if same != n {
-            bail!("packet_loopback gave back {same} of {n} frames identical");
-        }
-        Ok(())
-    };
+    let check = |got: &[(Vec<u8>, bool)], n: usize| identical("packet_loopback", got, all, n);
     let (sv, sh) = (stim(V_FRAMES), stim(H_FRAMES));
     let v_cps = cps(|| {
         let mut v = VerilatedLoopback::new().map_err(|e| anyhow!(e))?;
