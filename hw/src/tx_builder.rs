@@ -110,6 +110,10 @@ pub struct TxBuilder {
     o_user: DFF<Bit>,
     c_frames: DFF<Bits<32>>,
     c_len_err: DFF<Bits<32>>,
+    /// The reset input one clock late: everything inside resets from this register, so the
+    /// reset's fanout starts at a flip-flop and no logic depends on the input combinationally
+    /// (which also keeps that logic out of Verilator's per-evaluation input region).
+    rst: DFF<Bit>,
     adv: Signal<Local, Bit>,
     in_pay: Signal<Local, Bit>,
     need_in: Signal<Local, Bit>,
@@ -219,6 +223,7 @@ impl TxBuilder {
             o_user: Default::default(),
             c_frames: Default::default(),
             c_len_err: Default::default(),
+            rst: Default::default(),
             adv: Default::default(),
             in_pay: Default::default(),
             need_in: Default::default(),
@@ -283,12 +288,13 @@ impl Logic for TxBuilder {
         dff_setup!(
             self, clock, hs, hs_valid, busy, drain, hlow, hb, last_in_q, ob, ib, nh, np, npm1,
             in_pay_q, is_last_q, ib_more_q, lkeep, ldmask, lokeep, lastb, flen, plen, sh, prev,
-            in_done, bad, late, o_valid, o_data, o_keep, o_last, o_user, c_frames, c_len_err
+            in_done, bad, late, o_valid, o_data, o_keep, o_last, o_user, c_frames, c_len_err, rst
         );
+        self.rst.d.next = self.reset.val();
         self.icrc.clock.next = self.clock.val();
-        self.icrc.reset.next = self.reset.val();
+        self.icrc.reset.next = self.rst.q.val();
         self.comp.clock.next = self.clock.val();
-        self.comp.reset.next = self.reset.val();
+        self.comp.reset.next = self.rst.q.val();
         self.comp.rec.next = self.hs.q.val();
         self.comp.valid.next = self.hs_valid.q.val();
 
@@ -342,7 +348,7 @@ impl Logic for TxBuilder {
         self.s_axis_tready.next =
             ((self.busy.q.val() & self.adv.val() & self.need_in.val() & !self.drain.q.val())
                 | self.drain.q.val())
-                & !self.reset.val();
+                & !self.rst.q.val();
         if self.drain.q.val() & self.s_axis_tvalid.val() & self.s_axis_tlast.val() {
             self.drain.d.next = false;
         }
@@ -350,13 +356,13 @@ impl Logic for TxBuilder {
         // ---- The header: taken when idle or on the cycle the last beat leaves.
         // Not held back by a drain: the next frame's header beats may leave meanwhile.
         self.free.next = !self.busy.q.val() | self.fin.val();
-        self.s_hdr_ready.next = !self.hs_valid.q.val() & !self.reset.val();
+        self.s_hdr_ready.next = !self.hs_valid.q.val() & !self.rst.q.val();
         if self.s_hdr_valid.val() & !self.hs_valid.q.val() {
             self.hs.d.next = self.s_hdr_data.val();
             self.hs_valid.d.next = true;
         }
         self.start.next =
-            self.free.val() & self.hs_valid.q.val() & self.comp.ready.val() & !self.reset.val();
+            self.free.val() & self.hs_valid.q.val() & self.comp.ready.val() & !self.rst.q.val();
         if self.start.val() {
             self.hs_valid.d.next = false;
         }
@@ -479,7 +485,7 @@ impl Logic for TxBuilder {
         self.cnt_frames.next = self.c_frames.q.val();
         self.cnt_len_err.next = self.c_len_err.q.val();
 
-        if self.reset.val() {
+        if self.rst.q.val() {
             self.hs_valid.d.next = false;
             self.busy.d.next = false;
             self.drain.d.next = false;
