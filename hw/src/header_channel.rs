@@ -265,8 +265,8 @@ impl HeaderRecord {
     }
 
     /// Packs the record into 64-bit words, least significant first.
-    pub fn pack(&self) -> Vec<u64> {
-        let mut words = vec![0u64; HDR_BITS.div_ceil(64)];
+    pub fn pack(&self) -> [u64; HDR_WORDS] {
+        let mut words = [0u64; HDR_WORDS];
         let mut at = 0;
         for (en, &v) in ENTRIES.iter().zip(&self.values) {
             for b in 0..en.width {

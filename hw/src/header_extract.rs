@@ -23,7 +23,7 @@
 
 use rust_hdl::prelude::*;
 
-use crate::header_channel::{ENTRIES, HDR_BITS, Source};
+use crate::header_channel::{ENTRIES, HDR_BITS, HeaderRecord, Source};
 use rnic_wire::field::Field;
 use rnic_wire::opcode::{Ext, OPCODES};
 use rnic_wire::{bth, eth, ipv4, ipv6, udp};
@@ -377,17 +377,7 @@ impl Logic for HeaderExtract {
         self._v6 = x.v6;
         self.csum_ok.next = x.v6 || csum_verifies(self._cs_s);
         let values = entry_values(&self._cap, 0, sel.0, sel.1, sel.2);
-        let mut words = vec![0u64; HDR_BITS.div_ceil(64)];
-        let mut at = 0;
-        for (en, &v) in ENTRIES.iter().zip(&values) {
-            for bit in 0..en.width {
-                if v >> bit & 1 == 1 {
-                    words[(at + bit) / 64] |= 1 << ((at + bit) % 64);
-                }
-            }
-            at += en.width;
-        }
-        self.rec.next = bits_from_words::<HDR_BITS>(&words);
+        self.rec.next = bits_from_words::<HDR_BITS>(&HeaderRecord { values }.pack());
         self.vlan.next = x.vlan;
         self.v6.next = x.v6;
         self.ip_ok.next = x.ip_ok;

@@ -262,11 +262,7 @@ pub fn run_tx<A: TxDut, B: TxDut>(
         .filter(|(_, p)| !p.is_empty())
         .flat_map(|(_, p)| beats(p, 0))
         .collect();
-    let words: Vec<[u64; HDR_WORDS]> = s
-        .items
-        .iter()
-        .map(|(h, _)| h.pack().try_into().expect("HDR_WORDS words"))
-        .collect();
+    let words: Vec<[u64; HDR_WORDS]> = s.items.iter().map(|(h, _)| h.pack()).collect();
     let mut r = TxRun::default();
     let (mut nh, mut np) = (0usize, 0usize);
     let (mut hp, mut pp) = (false, false);
