@@ -6,7 +6,7 @@
 //! stderr. A test that ran asserts a minimum count of what it checked ([`at_least`]), so an
 //! input that is present but empty, or filtered down to nothing, fails too.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::Command;
 
 /// Whether the tests run under CI: `CI` set to anything but empty, `0` or `false`.
@@ -46,6 +46,29 @@ pub fn golden_dir(test: &str) -> Option<PathBuf> {
             None
         }
     }
+}
+
+/// What the real captures hold (`RNIC_GOLDEN_DIR`: three captures beside `rxe/`, ten in it):
+/// the counts the tests that read all of them must reach.
+pub const GOLDEN_FILES: usize = 13;
+pub const GOLDEN_FRAMES: usize = 11_887;
+pub const GOLDEN_ROCE_FRAMES: usize = 11_452;
+
+/// Every capture (`.pcap`, `.pcapng`) in `dir` and in `dir/rxe`, sorted; a directory that
+/// cannot be read fails the test.
+pub fn golden_captures(dir: &Path) -> Vec<PathBuf> {
+    let mut files = Vec::new();
+    for d in [dir.to_path_buf(), dir.join("rxe")] {
+        let rd = std::fs::read_dir(&d).unwrap_or_else(|e| panic!("{}: {e}", d.display()));
+        for e in rd {
+            let p = e.unwrap_or_else(|e| panic!("{}: {e}", d.display())).path();
+            if p.extension().is_some_and(|x| x == "pcap" || x == "pcapng") {
+                files.push(p);
+            }
+        }
+    }
+    files.sort();
+    files
 }
 
 /// Whether python3 can import scapy's RoCE layer; `false` when the test may skip.

@@ -8,6 +8,7 @@ use rnic_cosim::axis::Rng;
 use rnic_cosim::dut::{HdlDut, VerilatedDut};
 use rnic_cosim::icrc::{TUSER_BAD, TUSER_ROCE, expected_rx, random_frame, rx_mix, size_tier};
 use rnic_cosim::lockstep::{RunResult, Stimulus, run};
+use rnic_cosim::need;
 use rnic_hw::icrc_engine::{IcrcEngine, Mode};
 use rnic_wire::{RocePacket, icrc, ipv4, locate};
 
@@ -180,26 +181,13 @@ fn reference_trace_passes_rx_and_is_rebuilt_by_tx() {
 #[test]
 fn real_captures_pass_rx() {
     const TEST: &str = "real_captures_pass_rx";
-    let Some(dir) = rnic_cosim::need::golden_dir(TEST) else {
+    let Some(dir) = need::golden_dir(TEST) else {
         return;
     };
-    let mut files = vec![
-        dir.join("huawei_rc_send_ack.pcap"),
-        dir.join("public_vectors_read_cnp_uc.pcap"),
-        dir.join("scapy_oracle_ops.pcap"),
-    ];
-    if let Ok(rd) = std::fs::read_dir(dir.join("rxe")) {
-        let mut rxe: Vec<PathBuf> = rd
-            .map(|e| e.unwrap().path())
-            .filter(|p| p.extension().is_some_and(|x| x == "pcap"))
-            .collect();
-        rxe.sort();
-        files.extend(rxe);
-    }
-    let (mut n_files, mut n_roce) = (0, 0);
-    for f in files {
-        n_files += 1;
-        let frames = pcap_frames(&f);
+    let files = need::golden_captures(&dir);
+    let mut n_roce = 0;
+    for f in &files {
+        let frames = pcap_frames(f);
         let roce = frames
             .iter()
             .filter(|(x, _)| locate(x, &[4791]).is_some())
@@ -210,14 +198,9 @@ fn real_captures_pass_rx() {
         assert_eq!(seen[3], 0, "{}", f.display());
         n_roce += roce;
     }
-    rnic_cosim::need::at_least(TEST, "capture files", n_files, MIN_CAPTURE_FILES);
-    rnic_cosim::need::at_least(TEST, "RoCEv2 frames", n_roce, MIN_REAL_ROCE_FRAMES);
+    need::at_least(TEST, "capture files", files.len(), need::GOLDEN_FILES);
+    need::at_least(TEST, "RoCEv2 frames", n_roce, need::GOLDEN_ROCE_FRAMES);
 }
-
-/// The shared captures: 3 files beside `rxe/` and 10 in it.
-const MIN_CAPTURE_FILES: usize = 13;
-/// RoCEv2 frames in them (each checked by the hardware ICRC engine).
-const MIN_REAL_ROCE_FRAMES: usize = 11_452;
 
 /// Byte offsets of the masked fields of the frame's IP packet.
 fn masked_bytes(frame: &[u8]) -> Vec<usize> {

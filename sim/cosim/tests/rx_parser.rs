@@ -6,6 +6,7 @@
 use std::time::Instant;
 
 use rnic_cosim::axis::Rng;
+use rnic_cosim::need;
 use rnic_cosim::packet_dut::{HdlRx, RxRun, RxStimulus, VerilatedRx, run};
 use rnic_cosim::rx_model::{Break, Expect, apply, expect, rx_traffic};
 use rnic_hw::header_channel::HeaderRecord;
@@ -165,22 +166,10 @@ fn reference_trace_fields_equal_the_model() {
 #[test]
 fn real_captures() {
     const TEST: &str = "rx_parser real_captures";
-    let Some(dir) = rnic_cosim::need::golden_dir(TEST) else {
+    let Some(dir) = need::golden_dir(TEST) else {
         return;
     };
-    let mut files = Vec::new();
-    for sub in ["", "rxe"] {
-        for entry in std::fs::read_dir(dir.join(sub)).expect("RNIC_GOLDEN_DIR") {
-            let path = entry.unwrap().path();
-            if path
-                .extension()
-                .is_some_and(|e| e == "pcap" || e == "pcapng")
-            {
-                files.push(path);
-            }
-        }
-    }
-    files.sort();
+    let files = need::golden_captures(&dir);
     let mut total = 0;
     for path in &files {
         let cap =
@@ -194,8 +183,8 @@ fn real_captures() {
         total += frames.len();
         verilator_run(frames, 3, 0.1, 0.1);
     }
-    rnic_cosim::need::at_least(TEST, "capture files", files.len(), 13);
-    rnic_cosim::need::at_least(TEST, "real frames", total, 11_887);
+    need::at_least(TEST, "capture files", files.len(), need::GOLDEN_FILES);
+    need::at_least(TEST, "real frames", total, need::GOLDEN_FRAMES);
 }
 
 /// One broken frame between two good ones: the counter of its reason is 1, and the payload

@@ -8,6 +8,7 @@ use std::time::Instant;
 
 use rnic_cosim::axis::Rng;
 use rnic_cosim::icrc::random_frame;
+use rnic_cosim::need;
 use rnic_cosim::rx_model::{Expect, expect, record_of, rx_traffic};
 use rnic_cosim::tx_dut::{
     HdlLoopback, HdlTx, LbRun, LbStimulus, TxRun, TxStimulus, VerilatedLoopback, VerilatedTx,
@@ -318,26 +319,14 @@ fn loopback_reference_trace_byte_for_byte() {
 #[test]
 fn loopback_real_captures_byte_for_byte() {
     const TEST: &str = "loopback_real_captures_byte_for_byte";
-    let Some(dir) = rnic_cosim::need::golden_dir(TEST) else {
+    let Some(dir) = need::golden_dir(TEST) else {
         return;
     };
-    let mut files = Vec::new();
-    for sub in ["", "rxe"] {
-        let rd = std::fs::read_dir(dir.join(sub))
-            .unwrap_or_else(|e| panic!("{}: {e}", dir.join(sub).display()));
-        for e in rd {
-            let p = e.unwrap().path();
-            if p.extension().is_some_and(|e| e == "pcap" || e == "pcapng") {
-                files.push(p);
-            }
-        }
-    }
-    files.sort();
+    let files = need::golden_captures(&dir);
     let (mut total, mut rebuilt) = (0, 0);
-    let n_files = files.len();
-    for path in files {
+    for path in &files {
         let cap =
-            rnic_wire::pcap::read_file(&path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            rnic_wire::pcap::read_file(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
         let frames: Vec<(Vec<u8>, bool)> = cap
             .records
             .into_iter()
@@ -349,9 +338,14 @@ fn loopback_real_captures_byte_for_byte() {
         rebuilt += r.frames.len();
     }
     eprintln!("real frames {total}, rebuilt byte for byte {rebuilt}");
-    rnic_cosim::need::at_least(TEST, "capture files", n_files, 13);
-    rnic_cosim::need::at_least(TEST, "real frames", total, 11_887);
-    rnic_cosim::need::at_least(TEST, "RoCEv2 frames rebuilt byte for byte", rebuilt, 11_452);
+    need::at_least(TEST, "capture files", files.len(), need::GOLDEN_FILES);
+    need::at_least(TEST, "real frames", total, need::GOLDEN_FRAMES);
+    need::at_least(
+        TEST,
+        "RoCEv2 frames rebuilt byte for byte",
+        rebuilt,
+        need::GOLDEN_ROCE_FRAMES,
+    );
 }
 
 /// Line rate through receive and transmit: back-to-back frames of one size in, output always
