@@ -8,7 +8,7 @@
 
 use std::collections::VecDeque;
 
-use crate::mac::{INBAND_LINK_UP, TxWireFrame, WireByte};
+use crate::mac::{INBAND_LINK_UP, TxDecoder, TxWireFrame, WireByte};
 use crate::verilated::{Port, Verilated};
 
 /// How to drive a board run.
@@ -47,9 +47,8 @@ pub struct BoardRun {
     pub tx_wire: Vec<TxWireFrame>,
     /// The LED pins: their value after the first clock, then every change.
     pub leds: Vec<LedChange>,
-    /// When the link-up status began and when the last receive byte left the pins.
+    /// When the link-up status began.
     pub link_up_ps: u64,
-    pub rx_done_ps: u64,
     /// Input-clock cycles run, and whether the PHY reset pin was ever asserted (low).
     pub cycles: u64,
     pub phy_reset_seen: bool,
@@ -132,9 +131,8 @@ pub fn run_board(b: &mut VerilatedBoard, s: &BoardStimulus) -> BoardRun {
     let mut t_data = t_rxc - s.rxc_half_ps / 2;
     let mut byte = up;
     let mut sent = 0usize;
-    let mut hi = (0u64, false);
-    let mut cur: Option<TxWireFrame> = None;
-    let mut idle_run: Option<usize> = None;
+    let mut hi = (0u8, false);
+    let mut tx_pins = TxDecoder::default();
     let mut quiet = 0u64;
     loop {
         let t = t_clk.min(t_rxc).min(t_data);
@@ -147,9 +145,6 @@ pub fn run_board(b: &mut VerilatedBoard, s: &BoardStimulus) -> BoardRun {
                 }
                 byte = queue.pop_front().unwrap_or(up);
                 sent += 1;
-                if sent == total_bytes {
-                    run.rx_done_ps = t;
-                }
                 m.set(p_rxd, u64::from(byte.data & 15));
                 m.set(p_ctl, u64::from(byte.dv));
             } else {
@@ -175,7 +170,7 @@ pub fn run_board(b: &mut VerilatedBoard, s: &BoardStimulus) -> BoardRun {
         }
         if clk {
             // The transmit pins show the low nibble and TX_EN while the clock is high.
-            hi = (m.get(p_txd), m.get(p_txctl) != 0);
+            hi = (m.get(p_txd) as u8, m.get(p_txctl) != 0);
             run.cycles += 1;
             let led = m.get(p_led);
             if run.leds.last().is_none_or(|c| c.led_n != led) {
@@ -187,27 +182,15 @@ pub fn run_board(b: &mut VerilatedBoard, s: &BoardStimulus) -> BoardRun {
             run.phy_reset_seen |= m.get(p_rst) == 0;
             continue;
         }
-        let (lo_d, lo_ctl) = (m.get(p_txd), m.get(p_txctl) != 0);
-        let (en, er) = (hi.1, hi.1 ^ lo_ctl);
-        if en {
-            let f = cur.get_or_insert_with(|| TxWireFrame {
-                bytes: Vec::new(),
-                errors: 0,
-                gap_before: idle_run,
-            });
-            f.bytes.push(((hi.0 & 15) | (lo_d << 4)) as u8);
-            f.errors += usize::from(er);
-            idle_run = Some(0);
-            quiet = 0;
-        } else {
-            if let Some(f) = cur.take() {
-                run.tx_wire.push(f);
-            }
-            idle_run = idle_run.map(|g| g + 1);
-            if sent >= total_bytes {
-                quiet += 1;
-            }
+        let lo = (m.get(p_txd) as u8, m.get(p_txctl) != 0);
+        if let Some(f) = tx_pins.step(hi, lo) {
+            run.tx_wire.push(f);
         }
+        quiet = if tx_pins.idle() && sent >= total_bytes {
+            quiet + 1
+        } else {
+            0
+        };
         if quiet >= s.quiet_cycles || run.cycles >= s.max_cycles {
             break;
         }

@@ -282,6 +282,41 @@ pub struct TxWireFrame {
     pub gap_before: Option<usize>,
 }
 
+/// Decodes the RGMII transmit pins one byte time at a time: the pins while the clock is high
+/// (low nibble, TX_EN) and while it is low (high nibble, TX_EN ^ TX_ER).
+#[derive(Clone, Debug, Default)]
+pub struct TxDecoder {
+    cur: Option<TxWireFrame>,
+    idle_run: Option<usize>,
+}
+
+impl TxDecoder {
+    /// Takes one byte time, `(txd, tx_ctl)` high then low; a frame that ended is returned.
+    pub fn step(&mut self, hi: (u8, bool), lo: (u8, bool)) -> Option<TxWireFrame> {
+        let (en, er) = (hi.1, hi.1 ^ lo.1);
+        if en {
+            let idle_run = self.idle_run;
+            let f = self.cur.get_or_insert_with(|| TxWireFrame {
+                bytes: Vec::new(),
+                errors: 0,
+                gap_before: idle_run,
+            });
+            f.bytes.push((hi.0 & 15) | (lo.0 << 4));
+            f.errors += usize::from(er);
+            self.idle_run = Some(0);
+            None
+        } else {
+            self.idle_run = self.idle_run.map(|g| g + 1);
+            self.cur.take()
+        }
+    }
+
+    /// Whether TX_EN is low (no frame under way).
+    pub fn idle(&self) -> bool {
+        self.cur.is_none()
+    }
+}
+
 /// What a bench run produced.
 #[derive(Clone, Debug, Default)]
 pub struct BenchResult {
@@ -371,8 +406,7 @@ pub fn run_bench(
     }
     let mut looped = 0usize;
     // Transmit pins decoder.
-    let mut cur: Option<TxWireFrame> = None;
-    let mut idle_run: Option<usize> = None;
+    let mut tx_pins = TxDecoder::default();
     let mut res = BenchResult::default();
     let mut rx_cur: Vec<u8> = Vec::new();
     let want_tx = s.tx_frames.len();
@@ -467,34 +501,19 @@ pub fn run_bench(
             presenting = false;
         }
         // Decode the transmit pins: low nibble while the clock is high.
-        let byte = (hi.txd & 15) | (lo.txd << 4);
-        let en = hi.tx_ctl;
-        let er = hi.tx_ctl ^ lo.tx_ctl;
-        if en {
-            let f = cur.get_or_insert_with(|| TxWireFrame {
-                bytes: Vec::new(),
-                errors: 0,
-                gap_before: idle_run,
-            });
-            f.bytes.push(byte);
-            f.errors += usize::from(er);
-            idle_run = Some(0);
-        } else {
-            if let Some(f) = cur.take() {
-                if s.loopback {
-                    let mut w = f.bytes.clone();
-                    corrupt(looped, &mut w);
-                    looped += 1;
-                    rx_queue.extend(std::iter::repeat_n(idle, 12));
-                    rx_queue.extend(w.iter().map(|&d| WireByte {
-                        data: d,
-                        dv: true,
-                        er: false,
-                    }));
-                }
-                res.tx_wire.push(f);
+        if let Some(f) = tx_pins.step((hi.txd, hi.tx_ctl), (lo.txd, lo.tx_ctl)) {
+            if s.loopback {
+                let mut w = f.bytes.clone();
+                corrupt(looped, &mut w);
+                looped += 1;
+                rx_queue.extend(std::iter::repeat_n(idle, 12));
+                rx_queue.extend(w.iter().map(|&d| WireByte {
+                    data: d,
+                    dv: true,
+                    er: false,
+                }));
             }
-            idle_run = idle_run.map(|g| g + 1);
+            res.tx_wire.push(f);
         }
         last = lo;
         cycle += 1;
