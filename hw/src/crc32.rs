@@ -118,8 +118,8 @@ impl Logic for CrcXor {
     /// Written by columns, `y = ({32{x[i]}} & col_i) ^ ...`: after constant folding each bit
     /// of `y` is the XOR of the `x` bits whose column has it set, the same network as one
     /// equation per output bit, but Verilator evaluates it as word-wide ANDs and XORs rather
-    /// than one parity and one bit insertion per output bit (about 15 % of the packet
-    /// loopback's simulation time).
+    /// than one parity and one bit insertion per output bit (12-15 % off the packet
+    /// loopback's Verilator time, `rnic bench sim`).
     fn hdl(&self) -> Verilog {
         let terms: Vec<String> = self
             ._cols
