@@ -3,8 +3,10 @@
 //! The CRC register update over `n` bytes is linear in (register, data): `next = S_n(reg) ^
 //! D_n(data)`. [`CrcMatrix`] computes the columns of `S_n` and `D_n` by pushing unit vectors
 //! through the bit-serial definition, and [`CrcXor`] is a combinational block whose simulation
-//! XORs the columns and whose Verilog is the flat XOR network written out from the same
-//! columns. The lock-step tests check that both agree; the software model checks the math.
+//! XORs the columns and whose Verilog is written from the same columns: the flat XOR network
+//! for synthesis, byte tables for Verilator. The lock-step tests check that the simulation and
+//! Verilator agree, `hw/tests/crc_forms.rs` that both Verilog forms do; the software model
+//! checks the math.
 
 use rust_hdl::prelude::*;
 
@@ -115,11 +117,19 @@ impl Logic for CrcXor {
         self.y.connect();
     }
 
-    /// Written by columns, `y = ({32{x[i]}} & col_i) ^ ...`: after constant folding each bit
-    /// of `y` is the XOR of the `x` bits whose column has it set, the same network as one
-    /// equation per output bit, but Verilator evaluates it as word-wide ANDs and XORs rather
-    /// than one parity and one bit insertion per output bit (12-15 % off the packet
-    /// loopback's Verilator time, `rnic bench sim`).
+    /// Two forms of one function, chosen by the `SYNTHESIS` macro (yosys defines it, Verilator
+    /// does not; the ECP5 cell models use the same switch):
+    /// - for synthesis, written by columns, `y = ({32{x[i]}} & col_i) ^ ...`: after constant
+    ///   folding each bit of `y` is the XOR of the `x` bits whose column has it set, the flat
+    ///   network the LUTs implement;
+    /// - for simulation, one 256-entry table per input byte, `y = tab0[x[7:0]] ^ tab1[x[15:8]]
+    ///   ^ ...` ([`CrcXor::byte_tables`]): Verilator evaluates a handful of loads instead of
+    ///   four word operations per column (about a quarter off the packet loopback's Verilator
+    ///   time, `rnic bench sim`).
+    ///
+    /// The lock-step tests run the table form against `update`; `hw/tests/
+    /// crc_forms.rs` evaluates both forms in yosys on every unit vector, which decides the
+    /// column form completely (it is linear by construction).
     fn hdl(&self) -> Verilog {
         let terms: Vec<String> = self
             ._cols
@@ -128,12 +138,62 @@ impl Logic for CrcXor {
             .filter(|(_, c)| **c != 0)
             .map(|(i, c)| format!("({{32{{x[{i}]}}}} & 32'h{c:08x})"))
             .collect();
-        let rhs = if terms.is_empty() {
+        let by_cols = if terms.is_empty() {
             "32'h0".to_string()
         } else {
             terms.join(" ^\n        ")
         };
-        Verilog::Custom(format!("always @(*) begin\n    y = {rhs};\nend\n"))
+        let tables = self.byte_tables();
+        let mut by_bytes = String::new();
+        for k in 0..tables.len() {
+            by_bytes.push_str(&format!("reg [31:0] tab{k} [0:255];\n"));
+        }
+        by_bytes.push_str("initial begin\n");
+        for (k, t) in tables.iter().enumerate() {
+            for (r, words) in t.chunks(8).enumerate() {
+                let line: Vec<String> = words
+                    .iter()
+                    .enumerate()
+                    .map(|(j, w)| format!("tab{k}[{}] = 32'h{w:08x};", 8 * r + j))
+                    .collect();
+                by_bytes.push_str(&format!("    {}\n", line.join(" ")));
+            }
+        }
+        by_bytes.push_str("end\n");
+        let lookups: Vec<String> = (0..tables.len())
+            .map(|k| format!("tab{k}[x[{}:{}]]", 8 * k + 7, 8 * k))
+            .collect();
+        let lookups = if lookups.is_empty() {
+            "32'h0".to_string()
+        } else {
+            lookups.join(" ^ ")
+        };
+        Verilog::Custom(format!(
+            "`ifdef SYNTHESIS\nalways @(*) begin\n    y = {by_cols};\nend\n`else\n{by_bytes}\
+             always @(*) begin\n    y = {lookups};\nend\n`endif\n"
+        ))
+    }
+}
+
+impl CrcXor {
+    /// The simulation form's tables: `tables[k][v]` is `y` for input byte `k` equal to `v` and
+    /// every other input bit clear, one table per started byte of the columns.
+    pub fn byte_tables(&self) -> Vec<[u32; 256]> {
+        self._cols
+            .chunks(8)
+            .map(|byte_cols| {
+                let mut t = [0u32; 256];
+                for (v, e) in t.iter_mut().enumerate() {
+                    *e = xor_cols(byte_cols, v as u64);
+                }
+                t
+            })
+            .collect()
+    }
+
+    /// The columns, one per input bit.
+    pub fn columns(&self) -> &[u32] {
+        &self._cols
     }
 }
 
