@@ -66,13 +66,20 @@ pub fn beat_masks(v6: bool, vlan: bool) -> [u64; 16] {
     out
 }
 
-/// The mask table as a ROM: address = {v6, vlan, beat[3:0]}.
-fn mask_rom() -> ROM<Bits<64>, 6> {
+/// The mask table as a ROM addressed by the beat (`beat[3:0]`), one row holding the masks of
+/// all four frame shapes: bits `64 * s ..` for shape `s = {v6, vlan}`. The address is a
+/// register, so the ROM sits outside the stage-0 logic that decides the shape from the beat
+/// itself (the tag and the EtherType arrive in beats 1 and 2), and that logic only selects.
+fn mask_rom() -> ROM<Bits<256>, 4> {
     let mut contents = std::collections::BTreeMap::new();
-    for a in 0..64u64 {
-        let (v6, vlan, beat) = (a & 32 != 0, a & 16 != 0, (a & 15) as usize);
-        let m = beat_masks(v6, vlan)[beat];
-        contents.insert(bits::<6>(a), bits::<64>(m));
+    for beat in 0..16usize {
+        let row: Vec<u64> = (0..4)
+            .map(|s| beat_masks(s & 2 != 0, s & 1 != 0)[beat])
+            .collect();
+        contents.insert(
+            bits::<4>(beat as u64),
+            crate::header_extract::bits_from_words::<256>(&row),
+        );
     }
     ROM::new(contents)
 }
@@ -161,7 +168,7 @@ pub struct IcrcEngine {
     s8: CrcXor,
     s6: CrcXor,
     s2: CrcXor,
-    masks: ROM<Bits<64>, 6>,
+    masks: ROM<Bits<256>, 4>,
 
     // Locals.
     adv: Signal<Local, Bit>,
@@ -194,7 +201,8 @@ pub struct IcrcEngine {
     six: Signal<Local, Bit>,
     tx_ok_last: Signal<Local, Bit>,
     icrc: Signal<Local, Bits<32>>,
-    rom_addr: Signal<Local, Bits<6>>,
+    /// The beat's mask, selected from the ROM row by the shape.
+    mask: Signal<Local, Bits<64>>,
 
     // Constants.
     tx: Constant<Bit>,
@@ -334,7 +342,7 @@ impl IcrcEngine {
             six: Default::default(),
             tx_ok_last: Default::default(),
             icrc: Default::default(),
-            rom_addr: Default::default(),
+            mask: Default::default(),
             tx: Constant::new(mode == Mode::Tx),
             load2: Constant::new(bits::<32>(u64::from(reg_after_ones(2)))),
             load6: Constant::new(bits::<32>(u64::from(reg_after_ones(6)))),
@@ -598,11 +606,19 @@ impl Logic for IcrcEngine {
         self.cur_roce.next =
             self.cur_ip.val() & self.cur_ver.val() & self.cur_proto.val() & self.cur_port.val();
 
-        // ---- Masking: the table row for (v6, vlan, beat); beats past 15 have no masks.
-        self.rom_addr.next = bit_cast::<6, 4>(self.beat.q.val().get_bits::<4>(0));
-        self.rom_addr.next = self.rom_addr.val().replace_bit(4, self.cur_vlan.val());
-        self.rom_addr.next = self.rom_addr.val().replace_bit(5, self.cur_v6.val());
-        self.masks.address.next = self.rom_addr.val();
+        // ---- Masking: the beat's table row, the shape's mask in it; beats past 15 have no
+        // masks.
+        self.masks.address.next = self.beat.q.val().get_bits::<4>(0);
+        self.mask.next = self.masks.data.val().get_bits::<64>(0);
+        if !self.cur_v6.val() & self.cur_vlan.val() {
+            self.mask.next = self.masks.data.val().get_bits::<64>(64);
+        }
+        if self.cur_v6.val() & !self.cur_vlan.val() {
+            self.mask.next = self.masks.data.val().get_bits::<64>(128);
+        }
+        if self.cur_v6.val() & self.cur_vlan.val() {
+            self.mask.next = self.masks.data.val().get_bits::<64>(192);
+        }
 
         // ---- Stage 0 registers (parse state) and stage 1.
         self.beat.d.next = self.beat.q.val();
@@ -664,7 +680,7 @@ impl Logic for IcrcEngine {
         if self.adv.val() {
             self.r1_valid.d.next = self.take.val();
             self.r1_data.d.next = self.s_axis_tdata.val();
-            self.r1_masked.d.next = self.s_axis_tdata.val() | self.masks.data.val();
+            self.r1_masked.d.next = self.s_axis_tdata.val() | self.mask.val();
             if self.beat.q.val().get_bits::<12>(4).any() {
                 self.r1_masked.d.next = self.s_axis_tdata.val();
             }
