@@ -4,6 +4,7 @@
 //! runs in lock-step against its Verilog under Verilator (`sim/cosim`).
 
 pub mod axil_slave;
+pub mod axis_register;
 pub mod board_top;
 pub mod cdc;
 pub mod commit_fifo;

@@ -44,6 +44,7 @@
 
 use rust_hdl::prelude::*;
 
+use crate::axis_register::AxisRegister;
 use crate::commit_fifo::CommitFifo;
 use crate::header_channel::HDR_BITS;
 use crate::header_extract::{HeaderExtract, bth_offset, ip_header_len, l3_offset, udp_offset};
@@ -235,6 +236,9 @@ pub struct RxParser {
     pub cnt_drop_opcode: Signal<Out, Bits<32>>,
     pub cnt_drop_padcnt: Signal<Out, Bits<32>>,
     pub cnt_drop_icrc: Signal<Out, Bits<32>>,
+    /// Register slices on the streams that cross the layer's edge: the input, the bypass.
+    in_reg: AxisRegister,
+    byp_reg: AxisRegister,
     icrc: IcrcEngine,
     ex: HeaderExtract,
     pay: CommitFifo,
@@ -539,6 +543,8 @@ impl RxParser {
             cnt_drop_opcode: Default::default(),
             cnt_drop_padcnt: Default::default(),
             cnt_drop_icrc: Default::default(),
+            in_reg: AxisRegister::new(),
+            byp_reg: AxisRegister::new(),
             icrc: IcrcEngine::new(Mode::Rx),
             ex: HeaderExtract::default(),
             pay: CommitFifo::default(),
@@ -869,10 +875,14 @@ impl Logic for RxParser {
             rst
         );
         self.rst.d.next = self.reset.val();
+        self.in_reg.clock.next = self.clock.val();
+        self.byp_reg.clock.next = self.clock.val();
         self.icrc.clock.next = self.clock.val();
         self.ex.clock.next = self.clock.val();
         self.pay.clock.next = self.clock.val();
         self.byp.clock.next = self.clock.val();
+        self.in_reg.reset.next = self.rst.q.val();
+        self.byp_reg.reset.next = self.rst.q.val();
         self.icrc.reset.next = self.rst.q.val();
         self.pay.reset.next = self.rst.q.val();
         self.byp.reset.next = self.rst.q.val();
@@ -885,12 +895,18 @@ impl Logic for RxParser {
         self.adv.next = self.pay.room.val()
             & self.byp.room.val()
             & (!self.need_slot.val() | !self.hdr_valid.q.val() | self.m_hdr_ready.val());
-        self.icrc.s_axis_tdata.next = self.s_axis_tdata.val();
-        self.icrc.s_axis_tkeep.next = self.s_axis_tkeep.val();
-        self.icrc.s_axis_tlast.next = self.s_axis_tlast.val();
-        self.icrc.s_axis_tvalid.next = self.s_axis_tvalid.val();
-        self.icrc.s_axis_tuser.next = self.s_axis_tuser.val();
-        self.s_axis_tready.next = self.icrc.s_axis_tready.val();
+        self.in_reg.s_axis_tdata.next = self.s_axis_tdata.val();
+        self.in_reg.s_axis_tkeep.next = self.s_axis_tkeep.val();
+        self.in_reg.s_axis_tlast.next = self.s_axis_tlast.val();
+        self.in_reg.s_axis_tvalid.next = self.s_axis_tvalid.val();
+        self.in_reg.s_axis_tuser.next = self.s_axis_tuser.val();
+        self.s_axis_tready.next = self.in_reg.s_axis_tready.val();
+        self.icrc.s_axis_tdata.next = self.in_reg.m_axis_tdata.val();
+        self.icrc.s_axis_tkeep.next = self.in_reg.m_axis_tkeep.val();
+        self.icrc.s_axis_tlast.next = self.in_reg.m_axis_tlast.val();
+        self.icrc.s_axis_tvalid.next = self.in_reg.m_axis_tvalid.val();
+        self.icrc.s_axis_tuser.next = self.in_reg.m_axis_tuser.val();
+        self.in_reg.m_axis_tready.next = self.icrc.s_axis_tready.val();
         self.icrc.m_axis_tready.next = self.adv.val();
         self.ta.next = self.adv.val() & self.icrc.m_axis_tvalid.val();
 
@@ -1450,12 +1466,18 @@ impl Logic for RxParser {
         self.m_axis_tlast.next = self.pay.m_axis_tlast.val();
         self.m_axis_tvalid.next = self.pay.m_axis_tvalid.val();
         self.pay.m_axis_tready.next = self.m_axis_tready.val();
-        self.m_bypass_tdata.next = self.byp.m_axis_tdata.val();
-        self.m_bypass_tkeep.next = self.byp.m_axis_tkeep.val();
-        self.m_bypass_tlast.next = self.byp.m_axis_tlast.val();
-        self.m_bypass_tuser.next = self.byp.m_axis_tuser.val();
-        self.m_bypass_tvalid.next = self.byp.m_axis_tvalid.val();
-        self.byp.m_axis_tready.next = self.m_bypass_tready.val();
+        self.byp_reg.s_axis_tdata.next = self.byp.m_axis_tdata.val();
+        self.byp_reg.s_axis_tkeep.next = self.byp.m_axis_tkeep.val();
+        self.byp_reg.s_axis_tlast.next = self.byp.m_axis_tlast.val();
+        self.byp_reg.s_axis_tuser.next = self.byp.m_axis_tuser.val();
+        self.byp_reg.s_axis_tvalid.next = self.byp.m_axis_tvalid.val();
+        self.byp.m_axis_tready.next = self.byp_reg.s_axis_tready.val();
+        self.m_bypass_tdata.next = self.byp_reg.m_axis_tdata.val();
+        self.m_bypass_tkeep.next = self.byp_reg.m_axis_tkeep.val();
+        self.m_bypass_tlast.next = self.byp_reg.m_axis_tlast.val();
+        self.m_bypass_tuser.next = self.byp_reg.m_axis_tuser.val();
+        self.m_bypass_tvalid.next = self.byp_reg.m_axis_tvalid.val();
+        self.byp_reg.m_axis_tready.next = self.m_bypass_tready.val();
 
         // ---- Counters.
         self.c_frames.d.next = self.c_frames.q.val();

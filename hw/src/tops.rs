@@ -29,6 +29,11 @@ pub const TOPS: &[Top] = &[
         name: "icrc_tx",
         verilog: || verilog_of(IcrcEngine::new(Mode::Tx)),
     },
+    // The register slice on the packet layer's edge streams.
+    Top {
+        name: "axis_register",
+        verilog: || verilog_of(crate::axis_register::AxisRegister::new()),
+    },
     // The RGMII MAC with its 64-bit streams (ECP5 DDR cells as simulation models).
     Top {
         name: "rgmii_mac",

@@ -33,6 +33,7 @@
 
 use rust_hdl::prelude::*;
 
+use crate::axis_register::AxisRegister;
 use crate::header_channel::HDR_BITS;
 use crate::header_compose::HeaderCompose;
 use crate::header_extract::CAP_BITS;
@@ -68,6 +69,8 @@ pub struct TxBuilder {
     pub cnt_len_err: Signal<Out, Bits<32>>,
     comp: HeaderCompose,
     icrc: IcrcEngine,
+    /// A register slice on the output, the stream that leaves the layer.
+    out_reg: AxisRegister,
     /// The header word waiting for its frame (taken from the channel as soon as this is free).
     hs: DFF<Bits<HDR_BITS>>,
     hs_valid: DFF<Bit>,
@@ -189,6 +192,7 @@ impl TxBuilder {
             cnt_len_err: Default::default(),
             comp: HeaderCompose::default(),
             icrc: IcrcEngine::new(Mode::Tx),
+            out_reg: AxisRegister::new(),
             hs: Default::default(),
             hs_valid: Default::default(),
             busy: Default::default(),
@@ -293,6 +297,8 @@ impl Logic for TxBuilder {
         self.rst.d.next = self.reset.val();
         self.icrc.clock.next = self.clock.val();
         self.icrc.reset.next = self.rst.q.val();
+        self.out_reg.clock.next = self.clock.val();
+        self.out_reg.reset.next = self.rst.q.val();
         self.comp.clock.next = self.clock.val();
         self.comp.reset.next = self.rst.q.val();
         self.comp.rec.next = self.hs.q.val();
@@ -476,12 +482,18 @@ impl Logic for TxBuilder {
         self.icrc.s_axis_tlast.next = self.o_last.q.val();
         self.icrc.s_axis_tvalid.next = self.o_valid.q.val();
         self.icrc.s_axis_tuser.next = self.o_user.q.val();
-        self.m_axis_tdata.next = self.icrc.m_axis_tdata.val();
-        self.m_axis_tkeep.next = self.icrc.m_axis_tkeep.val();
-        self.m_axis_tlast.next = self.icrc.m_axis_tlast.val();
-        self.m_axis_tvalid.next = self.icrc.m_axis_tvalid.val();
-        self.m_axis_tuser.next = self.icrc.m_axis_tuser.val().get_bit(0);
-        self.icrc.m_axis_tready.next = self.m_axis_tready.val();
+        self.out_reg.s_axis_tdata.next = self.icrc.m_axis_tdata.val();
+        self.out_reg.s_axis_tkeep.next = self.icrc.m_axis_tkeep.val();
+        self.out_reg.s_axis_tlast.next = self.icrc.m_axis_tlast.val();
+        self.out_reg.s_axis_tvalid.next = self.icrc.m_axis_tvalid.val();
+        self.out_reg.s_axis_tuser.next = self.icrc.m_axis_tuser.val().get_bit(0);
+        self.icrc.m_axis_tready.next = self.out_reg.s_axis_tready.val();
+        self.m_axis_tdata.next = self.out_reg.m_axis_tdata.val();
+        self.m_axis_tkeep.next = self.out_reg.m_axis_tkeep.val();
+        self.m_axis_tlast.next = self.out_reg.m_axis_tlast.val();
+        self.m_axis_tvalid.next = self.out_reg.m_axis_tvalid.val();
+        self.m_axis_tuser.next = self.out_reg.m_axis_tuser.val();
+        self.out_reg.m_axis_tready.next = self.m_axis_tready.val();
         self.cnt_frames.next = self.c_frames.q.val();
         self.cnt_len_err.next = self.c_len_err.q.val();
 

@@ -89,6 +89,30 @@ macro_rules! hdl_axis_ports {
 
 hdl_axis_ports!(rnic_hw::icrc_engine::IcrcEngine);
 
+// The register slice's `m_axis_tuser` is one bit.
+impl HdlAxisPorts for rnic_hw::axis_register::AxisRegister {
+    fn drive(&mut self, clock: bool, i: &AxisIn) {
+        self.clock.next = clock.into();
+        self.reset.next = i.reset;
+        self.s_axis_tdata.next = bits::<64>(i.tdata);
+        self.s_axis_tkeep.next = bits::<8>(u64::from(i.tkeep));
+        self.s_axis_tlast.next = i.tlast;
+        self.s_axis_tvalid.next = i.tvalid;
+        self.s_axis_tuser.next = i.tuser & 1 == 1;
+        self.m_axis_tready.next = i.m_tready;
+    }
+    fn sample(&self) -> AxisOut {
+        AxisOut {
+            s_tready: self.s_axis_tready.val(),
+            tdata: self.m_axis_tdata.val().to_u64(),
+            tkeep: self.m_axis_tkeep.val().to_u64() as u8,
+            tlast: self.m_axis_tlast.val(),
+            tvalid: self.m_axis_tvalid.val(),
+            tuser: u64::from(self.m_axis_tuser.val()),
+        }
+    }
+}
+
 /// A rust-hdl block run by a manual `simulate()` loop.
 pub struct HdlDut<B: HdlAxisPorts> {
     pub uut: B,
