@@ -6,7 +6,9 @@
 //! no fragments) or IPv6 (next header UDP); UDP destination port 4791; the BTH; the extension
 //! headers the opcode calls for (from `rnic_wire::opcode::OPCODES`); the CNP. The IP length
 //! delimits the packet: bytes after it are Ethernet padding (allowed up to a 60-byte frame), and
-//! its last 4 bytes are the ICRC, checked by the [`IcrcEngine`] in front of the parser.
+//! its last 4 bytes are the ICRC, checked by the [`IcrcEngine`] in front of the parser. The input
+//! and the bypass output pass through register slices ([`crate::axis_register`], 1 cycle
+//! each), so `s_axis_tready` is a register and `m_bypass_tready` reaches only the slice.
 //!
 //! A frame is RoCEv2 when its EtherType (after an optional tag) is IPv4 with first byte 0x45 or
 //! IPv6 with version 6, the protocol / next header is UDP, the frame holds the whole UDP header

@@ -24,7 +24,9 @@
 //! and its bytes are registered when the frame starts; the beat generator then emits header
 //! beats from a shift register, the payload realigned by the header length modulo 8 (a 128-bit
 //! window over the previous and current payload beats), and the pad; an output register; the
-//! ICRC engine in TX mode (3 cycles), which appends the ICRC. A header word is taken from the
+//! ICRC engine in TX mode (3 cycles), which appends the ICRC; a register slice
+//! ([`crate::axis_register`], 1 cycle) on the output, so `m_axis_tready` reaches no logic but
+//! the slice's. A header word is taken from the
 //! channel into a holding register as soon as that is free (`s_hdr_ready` is a register, not a
 //! function of the output's ready), its derivation runs while the frame before it leaves, and
 //! it starts its frame on the cycle the last beat of that frame is emitted, so frames leave
