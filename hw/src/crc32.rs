@@ -110,7 +110,7 @@ impl CrcXor {
 
 impl Logic for CrcXor {
     fn update(&mut self) {
-        self.y.next = bits::<32>(u64::from(xor_cols(&self._cols, self.x.val().to_u64())));
+        self.y.next = bits::<32>(u64::from(self.eval(self.x.val().to_u64())));
     }
 
     fn connect(&mut self) {
@@ -123,9 +123,8 @@ impl Logic for CrcXor {
     ///   folding each bit of `y` is the XOR of the `x` bits whose column has it set, the flat
     ///   network the LUTs implement;
     /// - for simulation, one 256-entry table per input byte, `y = tab0[x[7:0]] ^ tab1[x[15:8]]
-    ///   ^ ...` ([`CrcXor::byte_tables`]): Verilator evaluates a handful of loads instead of
-    ///   four word operations per column (about a quarter off the packet loopback's Verilator
-    ///   time, `rnic bench sim`).
+    ///   ^ ...` ([`CrcXor::byte_tables`]): Verilator evaluates one load per byte instead of
+    ///   four word operations per column.
     ///
     /// The lock-step tests run the table form against `update`; `hw/tests/
     /// crc_forms.rs` evaluates both forms in yosys on every unit vector, which decides the
@@ -191,9 +190,9 @@ impl CrcXor {
             .collect()
     }
 
-    /// The columns, one per input bit.
-    pub fn columns(&self) -> &[u32] {
-        &self._cols
+    /// `y` for input `x`: the XOR of the columns of the set bits (what `update` simulates).
+    pub fn eval(&self, x: u64) -> u32 {
+        xor_cols(&self._cols, x)
     }
 }
 

@@ -57,6 +57,23 @@ pub trait HdlAxisPorts: Block {
     fn sample(&self) -> AxisOut;
 }
 
+/// An `m_axis_tuser` value as the harness's word: a multi-bit `Bits` or a single `Bit`.
+pub trait UserWord {
+    fn word(self) -> u64;
+}
+
+impl<const N: usize> UserWord for Bits<N> {
+    fn word(self) -> u64 {
+        self.to_u64()
+    }
+}
+
+impl UserWord for bool {
+    fn word(self) -> u64 {
+        u64::from(self)
+    }
+}
+
 /// Implements [`HdlAxisPorts`] for a block whose stream ports use the standard names.
 #[macro_export]
 macro_rules! hdl_axis_ports {
@@ -80,7 +97,7 @@ macro_rules! hdl_axis_ports {
                     tkeep: self.m_axis_tkeep.val().to_u64() as u8,
                     tlast: self.m_axis_tlast.val(),
                     tvalid: self.m_axis_tvalid.val(),
-                    tuser: self.m_axis_tuser.val().to_u64(),
+                    tuser: $crate::dut::UserWord::word(self.m_axis_tuser.val()),
                 }
             }
         }
@@ -89,29 +106,7 @@ macro_rules! hdl_axis_ports {
 
 hdl_axis_ports!(rnic_hw::icrc_engine::IcrcEngine);
 
-// The register slice's `m_axis_tuser` is one bit.
-impl HdlAxisPorts for rnic_hw::axis_register::AxisRegister {
-    fn drive(&mut self, clock: bool, i: &AxisIn) {
-        self.clock.next = clock.into();
-        self.reset.next = i.reset;
-        self.s_axis_tdata.next = bits::<64>(i.tdata);
-        self.s_axis_tkeep.next = bits::<8>(u64::from(i.tkeep));
-        self.s_axis_tlast.next = i.tlast;
-        self.s_axis_tvalid.next = i.tvalid;
-        self.s_axis_tuser.next = i.tuser & 1 == 1;
-        self.m_axis_tready.next = i.m_tready;
-    }
-    fn sample(&self) -> AxisOut {
-        AxisOut {
-            s_tready: self.s_axis_tready.val(),
-            tdata: self.m_axis_tdata.val().to_u64(),
-            tkeep: self.m_axis_tkeep.val().to_u64() as u8,
-            tlast: self.m_axis_tlast.val(),
-            tvalid: self.m_axis_tvalid.val(),
-            tuser: u64::from(self.m_axis_tuser.val()),
-        }
-    }
-}
+hdl_axis_ports!(rnic_hw::axis_register::AxisRegister);
 
 /// A rust-hdl block run by a manual `simulate()` loop.
 pub struct HdlDut<B: HdlAxisPorts> {
