@@ -6,6 +6,7 @@
 
 use std::fs;
 use std::net::{TcpListener, TcpStream};
+use std::path::Path;
 use std::process::ExitCode;
 use std::time::{Duration, Instant};
 
@@ -18,7 +19,7 @@ use rnic_driver::verbs::{Context, MacAddr};
 use rnic_qemu::interop::{self, GuestRole};
 use rnic_qemu::link::{FaultConfig, Link};
 use rnic_qemu::runner::{self, Guest, GuestConfig};
-use rnic_qemu::rxe::{self, Tool};
+use rnic_qemu::rxe::{self, Scenario, Tool};
 
 use crate::qemu_cli::ScenarioArgs;
 use rnic_qemu::{analysis, image};
@@ -62,13 +63,21 @@ struct RunSummary {
     counters: Vec<(String, u64)>,
 }
 
-/// Connects to the guest's forwarded port once its tool listens: QEMU accepts at once and
-/// closes again while nothing listens in the guest, so a connection that stays open for a
-/// moment without data is the tool's.
-fn connect_when_listening(port: u16, deadline: Instant) -> Result<TcpStream> {
+/// Connects to the guest's forwarded port once its tool listens: the guest says so on its
+/// console ([`interop::LISTENING`]); QEMU's forward accepts at once and closes again while
+/// nothing listens in the guest, so a connection that also stays open for a moment without
+/// data is the tool's.
+fn connect_when_listening(port: u16, console: &Path, deadline: Instant) -> Result<TcpStream> {
     loop {
         if Instant::now() >= deadline {
             bail!("the guest's tool never listened on its TCP port");
+        }
+        let listening = fs::read_to_string(console)
+            .map(|c| c.lines().any(|l| l.trim() == interop::LISTENING))
+            .unwrap_or(false);
+        if !listening {
+            std::thread::sleep(Duration::from_millis(100));
+            continue;
         }
         if let Ok(s) = TcpStream::connect(("127.0.0.1", port)) {
             s.set_read_timeout(Some(Duration::from_millis(700)))?;
@@ -109,11 +118,43 @@ fn accept_until(l: &TcpListener, deadline: Instant) -> Result<TcpStream> {
     }
 }
 
+/// The last line of a run, exactly as scripts read it.
+fn last_line(
+    sc: &Scenario,
+    role: GuestRole,
+    completed: bool,
+    counts: [usize; 4],
+    ok: bool,
+) -> String {
+    let [frames, faults, naks, retransmitted] = counts;
+    format!(
+        "scenario={} nic=model guest={} completed={} frames={frames} faults={faults} naks={naks} retransmitted={retransmitted} check={}",
+        sc.tool.name(),
+        role.name(),
+        if completed { "yes" } else { "no" },
+        if ok { "ok" } else { "failed" }
+    )
+}
+
+/// Bad arguments exit 2 (through `main`); once they are good, a run that cannot finish (no
+/// packages, a guest that dies, a link that fails) says why and ends with the last line,
+/// `completed=no`, exit 1, like a run whose tools did not complete.
 pub fn run(a: &InteropArgs) -> Result<ExitCode> {
     let sc = a.run.scenario()?;
     if sc.tool == Tool::UdPingpong && !sc.faults.is_none() {
         bail!("ud_pingpong does not recover from loss (UD): run it without faults");
     }
+    match execute(a, &sc) {
+        Ok(code) => Ok(code),
+        Err(e) => {
+            println!("error: {e:#}");
+            println!("{}", last_line(&sc, a.guest_role, false, [0; 4], false));
+            Ok(ExitCode::from(1))
+        }
+    }
+}
+
+fn execute(a: &InteropArgs, sc: &Scenario) -> Result<ExitCode> {
     image::require_packages(image::PACKAGES)?;
     let out = a.run.out.clone().unwrap_or_else(|| {
         image::default_cache_dir().join("interop").join(format!(
@@ -167,6 +208,7 @@ pub fn run(a: &InteropArgs) -> Result<ExitCode> {
     let hub = std::thread::spawn(move || link.run(&pcap, &faults));
 
     let tool_ctx = ctx.clone();
+    let console = guest.console().to_path_buf();
     let role = a.guest_role;
     let guest_done = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
     let guest_ok = std::sync::Arc::new(std::sync::atomic::AtomicBool::new(false));
@@ -176,7 +218,7 @@ pub fn run(a: &InteropArgs) -> Result<ExitCode> {
     let ours = std::thread::spawn(move || -> Result<String, String> {
         let tcp = match role {
             GuestRole::Server => {
-                connect_when_listening(host_port, deadline).map_err(|e| e.to_string())?
+                connect_when_listening(host_port, &console, deadline).map_err(|e| e.to_string())?
             }
             GuestRole::Client => accept_until(listener.as_ref().expect("bound"), deadline)
                 .map_err(|e| e.to_string())?,
@@ -298,15 +340,19 @@ pub fn run(a: &InteropArgs) -> Result<ExitCode> {
     }
     println!("output in {}", out.display());
     println!(
-        "scenario={} nic=model guest={} completed={} frames={} faults={} naks={} retransmitted={} check={}",
-        sc.tool.name(),
-        a.guest_role.name(),
-        if completed { "yes" } else { "no" },
-        summary.frames,
-        report.faults.len(),
-        naks,
-        summary.retransmissions,
-        if check_ok { "ok" } else { "failed" }
+        "{}",
+        last_line(
+            sc,
+            a.guest_role,
+            completed,
+            [
+                summary.frames,
+                report.faults.len(),
+                naks,
+                summary.retransmissions
+            ],
+            check_ok
+        )
     );
     Ok(if completed && check_ok {
         ExitCode::SUCCESS

@@ -33,7 +33,9 @@ pub struct NicArgs {
     /// TCP port of the exchange.
     #[arg(short = 'p', long, default_value_t = 18515)]
     pub port: u16,
-    /// Seconds to keep answering after the run (the peer may still be resending).
+    /// After the run, keep answering (re-ACKing the peer's resends) until the peer has been
+    /// silent this many seconds: ibv_rc_pingpong has no closing handshake, so a peer whose
+    /// last ACK was lost resends until it hears one.
     #[arg(long, default_value_t = 2)]
     pub linger: u64,
 }
@@ -160,8 +162,12 @@ pub fn run_pingpong(a: &PingpongArgs) -> Result<ExitCode> {
     match pingpong::run(&ctx, role, &o) {
         Ok(session) => {
             print!("{}", session.report.text());
-            let l = Duration::from_secs(a.nic.linger);
-            session.linger(l, l, || false);
+            // Silence ends it; the bound only stops a peer that never stops resending.
+            session.linger(
+                Duration::from_secs(a.nic.linger),
+                Duration::from_secs(600),
+                || false,
+            );
             Ok(ExitCode::SUCCESS)
         }
         Err(e) => {

@@ -51,6 +51,8 @@ fn run(scenario: &str, role: &str, extra: &[&str], out: &Path) -> Value {
         .lines()
         .rfind(|l| l.starts_with("scenario="))
         .unwrap_or_default();
+    // Checked first: a run that failed must not leave QEMU behind either.
+    assert_eq!(qemu_processes_in(out), 0, "QEMU outlived the run:\n{text}");
     assert!(ok, "rnic {} failed:\n{text}", args.join(" "));
     assert!(
         last.starts_with(&format!(
@@ -58,7 +60,6 @@ fn run(scenario: &str, role: &str, extra: &[&str], out: &Path) -> Value {
         )) && last.ends_with(" check=ok"),
         "{last}"
     );
-    assert_eq!(qemu_processes_in(out), 0, "QEMU outlived the run");
     let cap = out.join("capture.pcap");
     let (ok, check) = rnic_text(&["trace", "check", cap.to_str().unwrap()]);
     assert!(ok, "trace check:\n{check}");
@@ -205,4 +206,44 @@ fn bad_interop_arguments_are_refused() {
         assert!(!ok, "{a:?}");
         assert!(text.contains(needle), "{a:?}: {text}");
     }
+}
+
+/// A run whose guest cannot come up in time (1 s under TCG) does not complete: it says why,
+/// ends with the last line saying `completed=no`, exits 1 (not 2: the arguments were good),
+/// and leaves no QEMU behind.
+#[test]
+fn a_run_that_cannot_finish_ends_with_completed_no() {
+    let out = std::env::temp_dir().join(format!("rnic-interop-short-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&out);
+    let o = common::rnic(&[
+        "qemu",
+        "interop",
+        "--scenario",
+        "rc_pingpong",
+        "--guest-role",
+        "server",
+        "--timeout",
+        "1",
+        "--out",
+        out.to_str().unwrap(),
+    ]);
+    let text = String::from_utf8_lossy(&o.stdout).into_owned();
+    assert_eq!(
+        o.status.code(),
+        Some(1),
+        "{text}{}",
+        String::from_utf8_lossy(&o.stderr)
+    );
+    assert_eq!(qemu_processes_in(&out), 0, "QEMU outlived the run");
+    let last = text.lines().last().unwrap_or_default();
+    assert!(
+        last.starts_with("scenario=rc_pingpong nic=model guest=server completed=no frames="),
+        "{text}"
+    );
+    // The reason: the harness's error, or the guest's tool timing out.
+    assert!(
+        text.contains("error: ") || text.contains("timed out"),
+        "no reason given:\n{text}"
+    );
+    let _ = std::fs::remove_dir_all(&out);
 }

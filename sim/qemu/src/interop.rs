@@ -45,14 +45,23 @@ pub fn user_nic_args(role: GuestRole, host_port: u16) -> Vec<String> {
     ]
 }
 
+/// The console line a server-role guest prints once its tool listens on [`TOOL_PORT`].
+pub const LISTENING: &str = "RNIC-LISTENING";
+
 /// The guest script: eth0 (RoCE, rxe0) and eth1 (user-mode, the TCP exchange), then the tool,
 /// as server or as client of the host at 10.0.2.2:`host_port` (retrying while the host is not
-/// listening yet).
+/// listening yet). As server it says [`LISTENING`] on the console once the kernel shows the
+/// tool's socket listening (IPv4 or IPv6), so the host connects only then: QEMU's port
+/// forward accepts at once whether or not anything listens in the guest.
 pub fn guest_script(sc: &Scenario, role: GuestRole, host_port: u16) -> String {
     let tool = sc.tool.binary();
     let args = sc.tool.args(sc.iters, sc.size);
     let run = match role {
-        GuestRole::Server => format!("{tool} {args}"),
+        GuestRole::Server => format!(
+            "{{ {tool} {args} & t=$!; \
+until grep -qs ':{TOOL_PORT:04X} [0-9A-F]*:0000 0A' /proc/net/tcp /proc/net/tcp6; do \
+kill -0 $t 2>/dev/null || break; sleep 0.1; done; echo {LISTENING} >&3; wait $t; }}"
+        ),
         GuestRole::Client => format!("{tool} {args} -p {host_port} 10.0.2.2"),
     };
     crate::rxe::script(

@@ -175,6 +175,7 @@ pub fn guest_script(sc: &Scenario, ip: &str, server: Option<&str>) -> String {
 pub fn script(ip: &str, setup: &str, run: &str) -> String {
     format!(
         r#"set -u
+exec 3>&1
 ip link set lo up
 ip link set eth0 up
 ip addr add {ip}/24 dev eth0
