@@ -16,8 +16,8 @@
 //!
 //! Beside it, the host interface's own layers: [`transport::Transport`] (registers, DMA
 //! memory, interrupts; over VFIO or over the simulated device), and on it [`registers`]
-//! (registers by name, the identity check, a dump) and [`raw`] (the rings and the raw
-//! Ethernet queues).
+//! (registers by name, the identity check, a dump), [`raw`] (the raw Ethernet queues) and
+//! [`queues`] (the QP rings: send, receive and completion rings), both on one ring type.
 
 use std::fmt;
 use std::os::fd::AsRawFd;
@@ -30,9 +30,11 @@ use vfio_ioctls::{VfioContainer, VfioDevice, VfioOps};
 use vmm_sys_util::eventfd::EventFd;
 
 pub mod model;
+pub mod queues;
 pub mod raw;
 pub mod rawsock;
 pub mod registers;
+mod ring;
 pub mod tools;
 pub mod transport;
 pub mod verbs;

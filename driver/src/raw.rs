@@ -1,4 +1,4 @@
-//! Rings and the raw Ethernet queues over any [`Transport`].
+//! The raw Ethernet queues over any [`Transport`], on the ring type the QP rings share.
 //!
 //! The raw queues are three rings of the register map's `raw` block: ring 0 transmits
 //! (`raw_tx_desc`), ring 1 holds receive buffers (`raw_rx_desc`), ring 2 takes the receive
@@ -10,37 +10,9 @@
 use rnic_regmap::desc::{RAW_CQE, RAW_RX_DESC, RAW_TX_DESC};
 
 use crate::registers::{self, check_magic, off};
+pub use crate::ring::DeviceErrors;
+use crate::ring::{Ring, get, irq_bit, set};
 use crate::transport::{Budget, DmaRegion, Result, Transport, TransportError};
-
-/// Refusals of what the device wrote.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct DeviceErrors {
-    pub bad_index: u64,
-    pub bad_completion: u64,
-}
-
-/// The host's view of one ring: where it is and the two indices.
-#[derive(Clone, Debug)]
-struct Ring {
-    ring: u32,
-    mem: DmaRegion,
-    log_size: u32,
-    prod: u16,
-    cons: u16,
-    entry: usize,
-}
-
-impl Ring {
-    fn size(&self) -> u16 {
-        1 << self.log_size
-    }
-    fn slot(&self, index: u16) -> usize {
-        usize::from(index & (self.size() - 1))
-    }
-    fn reg(&self, name: &str) -> u32 {
-        off("raw", name, Some(self.ring))
-    }
-}
 
 /// Settings of the raw queues.
 #[derive(Clone, Copy, Debug)]
@@ -107,19 +79,21 @@ impl<T: Transport> RawQueues<T> {
         }
         check_magic(&mut t)?;
         let n = 1usize << cfg.log_size;
-        let ring = |t: &mut T, r: u32, entry: usize| -> Result<Ring> {
-            Ok(Ring {
-                ring: r,
-                mem: t.alloc(n * entry)?,
-                log_size: cfg.log_size,
-                prod: 0,
-                cons: 0,
-                entry,
-            })
-        };
-        let tx = ring(&mut t, 0, usize::from(RAW_TX_DESC.size))?;
-        let rx = ring(&mut t, 1, usize::from(RAW_RX_DESC.size))?;
-        let cq = ring(&mut t, 2, usize::from(RAW_CQE.size))?;
+        let tx = Ring::new(
+            &mut t,
+            "raw",
+            0,
+            cfg.log_size,
+            usize::from(RAW_TX_DESC.size),
+        )?;
+        let rx = Ring::new(
+            &mut t,
+            "raw",
+            1,
+            cfg.log_size,
+            usize::from(RAW_RX_DESC.size),
+        )?;
+        let cq = Ring::new(&mut t, "raw", 2, cfg.log_size, usize::from(RAW_CQE.size))?;
         let mut tx_bufs = Vec::with_capacity(n);
         let mut rx_bufs = Vec::with_capacity(n);
         for _ in 0..n {
@@ -137,20 +111,10 @@ impl<T: Transport> RawQueues<T> {
             errors: DeviceErrors::default(),
         };
         q.t.write32(off("ctrl", "CTRL", None), 0)?;
-        for r in [q.tx.clone(), q.rx.clone(), q.cq.clone()] {
-            q.t.write32(r.reg("SIZE"), 0)?;
-            q.t.write32(r.reg("BASE_LO"), r.mem.addr as u32)?;
-            q.t.write32(r.reg("BASE_HI"), (r.mem.addr >> 32) as u32)?;
-            q.t.write32(r.reg("PROD"), 0)?;
-            q.t.write32(r.reg("CONS"), 0)?;
-            let arm = if r.ring == 2 && cfg.interrupts {
-                1 << 9
-            } else {
-                0
-            };
-            q.t.write32(r.reg("SIZE"), cfg.log_size | 1 << 8 | arm)?;
-        }
-        let irq = if cfg.interrupts { 1 << 1 } else { 0 };
+        q.tx.program(&mut q.t, false)?;
+        q.rx.program(&mut q.t, false)?;
+        q.cq.program(&mut q.t, cfg.interrupts)?;
+        let irq = if cfg.interrupts { irq_bit("RAW_RX") } else { 0 };
         q.t.write32(off("ctrl", "IRQ_ENABLE", None), irq)?;
         q.t.write32(off("ctrl", "CTRL", None), 1 << 1)?;
         for slot in 0..n {
@@ -162,34 +126,18 @@ impl<T: Transport> RawQueues<T> {
 
     fn post_rx(&mut self, slot: usize) -> Result<()> {
         let mut d = [0u8; 16];
-        RAW_RX_DESC.set(&mut d, "ADDR", self.rx_bufs[slot].addr);
-        RAW_RX_DESC.set(&mut d, "BUF_LEN", self.cfg.buf_len as u64);
-        let at = self.rx.slot(self.rx.prod) * self.rx.entry;
-        self.t.write_mem(&self.rx.mem, at, &d)?;
+        set(&RAW_RX_DESC, &mut d, "ADDR", self.rx_bufs[slot].addr)?;
+        set(&RAW_RX_DESC, &mut d, "BUF_LEN", self.cfg.buf_len as u64)?;
+        self.t
+            .write_mem(&self.rx.mem, self.rx.at(self.rx.prod), &d)?;
         self.rx.prod = self.rx.prod.wrapping_add(1);
-        Ok(())
-    }
-
-    /// Reads the device's transmit consumer index, refusing one outside what was posted.
-    fn refresh_tx_cons(&mut self) -> Result<()> {
-        let c = self.t.read32(self.tx.reg("CONS"))? as u16;
-        let done = c.wrapping_sub(self.tx.cons);
-        let posted = self.tx.prod.wrapping_sub(self.tx.cons);
-        if done > posted {
-            self.errors.bad_index += 1;
-            return Err(TransportError(format!(
-                "device wrote transmit CONS {c}, outside {}..={}",
-                self.tx.cons, self.tx.prod
-            )));
-        }
-        self.tx.cons = c;
         Ok(())
     }
 
     /// Frames posted for transmission that the NIC has not yet taken.
     pub fn tx_pending(&mut self) -> Result<u16> {
-        self.refresh_tx_cons()?;
-        Ok(self.tx.prod.wrapping_sub(self.tx.cons))
+        self.tx.refresh_cons(&mut self.t, &mut self.errors)?;
+        Ok(self.tx.used())
     }
 
     /// Queues `frame` (14..=9216 bytes; one under 60 bytes goes out zero-padded to 60, as a
@@ -201,9 +149,9 @@ impl<T: Transport> RawQueues<T> {
                 frame.len()
             )));
         }
-        if self.tx.prod.wrapping_sub(self.tx.cons) == self.tx.size() {
-            self.refresh_tx_cons()?;
-            if self.tx.prod.wrapping_sub(self.tx.cons) == self.tx.size() {
+        if self.tx.is_full() {
+            self.tx.refresh_cons(&mut self.t, &mut self.errors)?;
+            if self.tx.is_full() {
                 return Ok(false);
             }
         }
@@ -219,9 +167,10 @@ impl<T: Transport> RawQueues<T> {
         };
         self.t.write_mem(&buf, 0, frame)?;
         let mut d = [0u8; 16];
-        RAW_TX_DESC.set(&mut d, "ADDR", buf.addr);
-        RAW_TX_DESC.set(&mut d, "LEN", frame.len() as u64);
-        self.t.write_mem(&self.tx.mem, slot * self.tx.entry, &d)?;
+        set(&RAW_TX_DESC, &mut d, "ADDR", buf.addr)?;
+        set(&RAW_TX_DESC, &mut d, "LEN", frame.len() as u64)?;
+        self.t
+            .write_mem(&self.tx.mem, self.tx.at(self.tx.prod), &d)?;
         self.tx.prod = self.tx.prod.wrapping_add(1);
         self.t
             .write32(self.tx.reg("DOORBELL"), u32::from(self.tx.prod))?;
@@ -230,19 +179,14 @@ impl<T: Transport> RawQueues<T> {
 
     /// The next received frame, if the device has completed one.
     pub fn recv(&mut self) -> Result<Option<Received>> {
-        let slot = self.cq.slot(self.cq.cons);
         let mut e = [0u8; 16];
-        self.t
-            .read_mem(&self.cq.mem, slot * self.cq.entry, &mut e)?;
         // The entry is new when its phase is this pass's: 1 on the first pass, then alternating.
-        let pass = (self.cq.cons >> self.cq.log_size) & 1;
-        let want_phase = u64::from(pass == 0);
-        if RAW_CQE.get(&e, "PHASE") != Some(want_phase) {
+        if !self.cq.read_completion(&mut self.t, &RAW_CQE, &mut e)? {
             return Ok(None);
         }
-        let len = RAW_CQE.get(&e, "LEN").unwrap_or(0) as usize;
-        let status = RAW_CQE.get(&e, "STATUS").unwrap_or(0);
-        let index = RAW_CQE.get(&e, "RING_INDEX").unwrap_or(0) as u16;
+        let len = get(&RAW_CQE, &e, "LEN") as usize;
+        let status = get(&RAW_CQE, &e, "STATUS");
+        let index = get(&RAW_CQE, &e, "RING_INDEX") as u16;
         if index != self.rx.cons || len > self.cfg.buf_len || status > 2 {
             self.errors.bad_completion += 1;
             return Err(TransportError(format!(
@@ -270,16 +214,12 @@ impl<T: Transport> RawQueues<T> {
 
     /// Arms the completion ring: the next completion raises the interrupt.
     pub fn arm(&mut self) -> Result<()> {
-        let size = self.cfg.log_size | 1 << 8 | 1 << 9;
-        self.t.write32(self.cq.reg("SIZE"), size)
+        self.cq.arm(&mut self.t)
     }
 
     /// Pending interrupt causes, cleared.
     pub fn take_irq_status(&mut self) -> Result<u32> {
-        let at = off("ctrl", "IRQ_STATUS", None);
-        let v = self.t.read32(at)?;
-        self.t.write32(at, v)?;
-        Ok(v)
+        registers::take_irq_status(&mut self.t)
     }
 
     /// Lets the device run (a simulated one) or waits for it (real hardware).

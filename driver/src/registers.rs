@@ -40,6 +40,14 @@ pub fn check_magic(t: &mut (impl Transport + ?Sized)) -> Result<()> {
     Ok(())
 }
 
+/// Pending interrupt causes (IRQ_STATUS), cleared (it is write 1 to clear).
+pub fn take_irq_status(t: &mut (impl Transport + ?Sized)) -> Result<u32> {
+    let at = off("ctrl", "IRQ_STATUS", None);
+    let v = t.read32(at)?;
+    t.write32(at, v)?;
+    Ok(v)
+}
+
 /// Every register of the map that the device's ID block says it has, by name.
 pub fn dump(t: &mut dyn Transport) -> Result<Vec<(String, u32)>> {
     check_magic(t)?;

@@ -379,6 +379,19 @@ impl WrOpcode {
         matches!(self, WrOpcode::RdmaWrite | WrOpcode::RdmaWriteWithImm)
     }
 
+    /// The `ibv_wr_opcode` number (the `send_wqe` format's OPCODE).
+    pub fn code(self) -> u32 {
+        match self {
+            WrOpcode::RdmaWrite => 0,
+            WrOpcode::RdmaWriteWithImm => 1,
+            WrOpcode::Send => 2,
+            WrOpcode::SendWithImm => 3,
+            WrOpcode::RdmaRead => 4,
+            WrOpcode::AtomicCmpAndSwp => 5,
+            WrOpcode::AtomicFetchAndAdd => 6,
+        }
+    }
+
     /// The completion opcode of a send WQE of this kind.
     pub fn wc_opcode(self) -> WcOpcode {
         match self {
@@ -535,9 +548,32 @@ impl WcStatus {
         }
     }
 
+    /// Every status, in numeric order.
+    pub const ALL: [WcStatus; 14] = [
+        WcStatus::Success,
+        WcStatus::LocLenErr,
+        WcStatus::LocQpOpErr,
+        WcStatus::LocEecOpErr,
+        WcStatus::LocProtErr,
+        WcStatus::WrFlushErr,
+        WcStatus::MwBindErr,
+        WcStatus::BadRespErr,
+        WcStatus::LocAccessErr,
+        WcStatus::RemInvReqErr,
+        WcStatus::RemAccessErr,
+        WcStatus::RemOpErr,
+        WcStatus::RetryExcErr,
+        WcStatus::RnrRetryExcErr,
+    ];
+
     /// The `ibv_wc_status` number.
     pub fn code(self) -> u32 {
         self as u32
+    }
+
+    /// The status of an `ibv_wc_status` number, if it is one of these.
+    pub fn from_code(code: u32) -> Option<WcStatus> {
+        WcStatus::ALL.into_iter().find(|s| s.code() == code)
     }
 }
 
@@ -570,6 +606,22 @@ impl WcOpcode {
             WcOpcode::Recv => "IBV_WC_RECV",
             WcOpcode::RecvRdmaWithImm => "IBV_WC_RECV_RDMA_WITH_IMM",
         }
+    }
+
+    /// Every opcode.
+    pub const ALL: [WcOpcode; 7] = [
+        WcOpcode::Send,
+        WcOpcode::RdmaWrite,
+        WcOpcode::RdmaRead,
+        WcOpcode::CompSwap,
+        WcOpcode::FetchAdd,
+        WcOpcode::Recv,
+        WcOpcode::RecvRdmaWithImm,
+    ];
+
+    /// The opcode of an `ibv_wc_opcode` number, if it is one of these.
+    pub fn from_code(code: u32) -> Option<WcOpcode> {
+        WcOpcode::ALL.into_iter().find(|o| o.code() == code)
     }
 
     /// The `ibv_wc_opcode` number (receive opcodes start at 128).
