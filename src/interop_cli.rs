@@ -192,7 +192,7 @@ fn execute(a: &InteropArgs, sc: &Scenario) -> Result<ExitCode> {
     let cfg = GuestConfig {
         name: "guest".into(),
         memory_mb: sc.memory_mb,
-        script: interop::guest_script(&sc, a.guest_role, host_port),
+        script: interop::guest_script(sc, a.guest_role, host_port),
         cmdline: vec![],
         args,
     };

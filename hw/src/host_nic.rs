@@ -1,9 +1,21 @@
 //! The NIC as the host sees it: the CSR port (AXI4-Lite) and register file of the
-//! `rnic-regmap` map, the DMA port (`m_dma_*`, shared by the engines through the arbiter),
-//! the raw transmit engine feeding the stream to the MAC (`m_axis_*`), and the receive parser
-//! on the stream from the MAC (`s_axis_*`), whose bypassed frames (ARP, IP, anything not
-//! RoCEv2) the raw receive engine writes into the host's raw receive ring. RoCEv2 frames the
-//! parser accepts go to the transport (none yet: consumed and counted).
+//! `rnic-regmap` map, the DMA port (`m_dma_*`, shared by the engines through a tree of
+//! arbiters), the raw transmit engine feeding the stream to the MAC (`m_axis_*`), and the
+//! receive parser on the stream from the MAC (`s_axis_*`), whose bypassed frames (ARP, IP,
+//! anything not RoCEv2) the raw receive engine writes into the host's raw receive ring.
+//! RoCEv2 frames the parser accepts go to the transport (none yet: consumed and counted).
+//!
+//! The QP rings face the transport's engines: the send and receive rings' fetch engines hand
+//! the work requests the host posted (doorbell, then a DMA read of the slot) out on
+//! `m_sq_wqe_*` and `m_rq_wqe_*`, each request's beats with its ring and index, only while
+//! the engine behind says it has room for a whole one (`*_room`); completions come in on
+//! `s_cqe_*` (a `cqe`'s four beats, the CQ number on the first) and the completion writer
+//! puts them in the host's completion rings with their phase bit, an armed CQ raising the CQ
+//! interrupt cause once.
+//!
+//! DMA clients, as a tree of two-client arbiters: the raw engines (transmit reads, receive
+//! reads and writes) on one side of the top arbiter, the queue engines (send fetch and the
+//! completion writer, receive fetch) on the other.
 //!
 //! The register settings the engines read come out of the file's storage word by word; the
 //! word numbers are those of [`crate::host_regs`] (checked by its tests against the slices
@@ -12,13 +24,18 @@
 use rust_hdl::prelude::*;
 
 use crate::axil_slave::{ADDR_BITS, AxilSlave};
+use crate::cq_path::CqPath;
 use crate::csr_file::CsrFile;
 use crate::dma_arbiter::DmaArbiter;
 use crate::host_regs::{HOST_BUILD, LOG_QUEUES, queue_area, table};
-use crate::queue_mgr::QueueMgr;
 use crate::raw_rx::RawRx;
 use crate::raw_tx::RawTx;
 use crate::rx_parser::RxParser;
+use crate::wq_path::WqPath;
+
+/// log2 of the bytes of a send and of a receive work request (`send_wqe`, `recv_wqe`).
+pub const SEND_WQE_LOG: u32 = 7;
+pub const RECV_WQE_LOG: u32 = 6;
 
 #[derive(LogicBlock)]
 pub struct HostNic {
@@ -82,18 +99,44 @@ pub struct HostNic {
     pub m_dma_wr_done_valid: Signal<In, Bit>,
     pub m_dma_wr_done_tag: Signal<In, Bits<8>>,
     pub m_dma_wr_done_err: Signal<In, Bit>,
+    /// Work requests from the send rings: 64-bit beats of a `send_wqe`, the ring (QP) and
+    /// the index on every beat, `err` when the host refused the read. No ready: a request is
+    /// fetched only while `m_sq_wqe_room` says the engine can take all of it.
+    pub m_sq_wqe_room: Signal<In, Bit>,
+    pub m_sq_wqe_valid: Signal<Out, Bit>,
+    pub m_sq_wqe_data: Signal<Out, Bits<64>>,
+    pub m_sq_wqe_last: Signal<Out, Bit>,
+    pub m_sq_wqe_err: Signal<Out, Bit>,
+    pub m_sq_wqe_queue: Signal<Out, Bits<6>>,
+    pub m_sq_wqe_index: Signal<Out, Bits<16>>,
+    /// Receive requests from the receive rings (`recv_wqe`), the same way.
+    pub m_rq_wqe_room: Signal<In, Bit>,
+    pub m_rq_wqe_valid: Signal<Out, Bit>,
+    pub m_rq_wqe_data: Signal<Out, Bits<64>>,
+    pub m_rq_wqe_last: Signal<Out, Bit>,
+    pub m_rq_wqe_err: Signal<Out, Bit>,
+    pub m_rq_wqe_queue: Signal<Out, Bits<6>>,
+    pub m_rq_wqe_index: Signal<Out, Bits<16>>,
+    /// Completions: the four beats of a `cqe`, the CQ read on the first.
+    pub s_cqe_valid: Signal<In, Bit>,
+    pub s_cqe_ready: Signal<Out, Bit>,
+    pub s_cqe_cq: Signal<In, Bits<6>>,
+    pub s_cqe_data: Signal<In, Bits<64>>,
+    pub s_cqe_last: Signal<In, Bit>,
     /// The interrupt: a pending cause that is enabled.
     pub irq: Signal<Out, Bit>,
 
     axil: AxilSlave,
     csr: CsrFile,
     rx: RxParser,
-    dma: DmaArbiter,
+    dma: DmaArbiter<7, 8>,
+    dma_raw: DmaArbiter<6, 7>,
+    dma_q: DmaArbiter<6, 7>,
     raw_tx: RawTx,
     raw_rx: RawRx,
-    sq: QueueMgr<6>,
-    rq: QueueMgr<6>,
-    cq: QueueMgr<6>,
+    sq: WqPath<6, 64>,
+    rq: WqPath<6, 64>,
+    cq: CqPath<6>,
     sq_w: Signal<Local, Bit>,
     rq_w: Signal<Local, Bit>,
     cq_w: Signal<Local, Bit>,
@@ -107,7 +150,6 @@ pub struct HostNic {
     k_rq_area: Constant<Bits<13>>,
     k_cq_area: Constant<Bits<13>>,
     k_words: Constant<Bits<3>>,
-    k_zero_q: Constant<Bits<6>>,
     cnt_tx_frames: DFF<Bits<32>>,
     cnt_dma_rd_err: DFF<Bits<32>>,
     cnt_dma_wr_err: DFF<Bits<32>>,
@@ -115,6 +157,12 @@ pub struct HostNic {
     cnt_raw_drops: DFF<Bits<32>>,
     cnt_raw_tx: DFF<Bits<32>>,
     cnt_raw_rx: DFF<Bits<32>>,
+    cnt_wqe: DFF<Bits<32>>,
+    cnt_cqe: DFF<Bits<32>>,
+    cnt_cq_overflow: DFF<Bits<32>>,
+    sq_fetched: Signal<Local, Bit>,
+    rq_fetched: Signal<Local, Bit>,
+    wqe_rd_err: Signal<Local, Bit>,
     dp_reset: Signal<Local, Bit>,
     enabled: Signal<Local, Bit>,
     irq_set: Signal<Local, Bits<32>>,
@@ -124,11 +172,13 @@ pub struct HostNic {
     store: Signal<Local, Bits<768>>,
     k_zero32: Constant<Bits<32>>,
     k_one32: Constant<Bits<32>>,
+    k_two32: Constant<Bits<32>>,
     k_zero4: Constant<Bits<4>>,
-    k_zero7: Constant<Bits<7>>,
+    k_zero6: Constant<Bits<6>>,
     k_zero8: Constant<Bits<8>>,
     k_zero16: Constant<Bits<16>>,
     k_zero64: Constant<Bits<64>>,
+    k_irq_cq: Constant<Bits<32>>,
     k_irq_raw_rx: Constant<Bits<32>>,
     k_irq_raw_tx: Constant<Bits<32>>,
     k_irq_error: Constant<Bits<32>>,
@@ -140,7 +190,7 @@ pub struct HostNic {
 impl HostNic {
     pub fn new() -> Self {
         let entries = table(&HOST_BUILD).expect("the host register table");
-        assert_eq!(LOG_QUEUES, 6, "the queue managers are QueueMgr<6>");
+        assert_eq!(LOG_QUEUES, 6, "the queue paths have 2^6 rings");
         let irq = |name: &str| {
             let f = rnic_regmap::regs::IRQ_FIELDS
                 .iter()
@@ -217,16 +267,37 @@ impl HostNic {
             m_dma_wr_done_valid: Default::default(),
             m_dma_wr_done_tag: Default::default(),
             m_dma_wr_done_err: Default::default(),
+            m_sq_wqe_room: Default::default(),
+            m_sq_wqe_valid: Default::default(),
+            m_sq_wqe_data: Default::default(),
+            m_sq_wqe_last: Default::default(),
+            m_sq_wqe_err: Default::default(),
+            m_sq_wqe_queue: Default::default(),
+            m_sq_wqe_index: Default::default(),
+            m_rq_wqe_room: Default::default(),
+            m_rq_wqe_valid: Default::default(),
+            m_rq_wqe_data: Default::default(),
+            m_rq_wqe_last: Default::default(),
+            m_rq_wqe_err: Default::default(),
+            m_rq_wqe_queue: Default::default(),
+            m_rq_wqe_index: Default::default(),
+            s_cqe_valid: Default::default(),
+            s_cqe_ready: Default::default(),
+            s_cqe_cq: Default::default(),
+            s_cqe_data: Default::default(),
+            s_cqe_last: Default::default(),
             irq: Default::default(),
             axil: Default::default(),
             csr: CsrFile::new(entries),
             rx: RxParser::new(),
-            dma: Default::default(),
+            dma: DmaArbiter::new(),
+            dma_raw: DmaArbiter::new(),
+            dma_q: DmaArbiter::new(),
             raw_tx: Default::default(),
             raw_rx: Default::default(),
-            sq: QueueMgr::new(false),
-            rq: QueueMgr::new(false),
-            cq: QueueMgr::new(true),
+            sq: WqPath::new(SEND_WQE_LOG),
+            rq: WqPath::new(RECV_WQE_LOG),
+            cq: CqPath::default(),
             sq_w: Default::default(),
             rq_w: Default::default(),
             cq_w: Default::default(),
@@ -240,7 +311,6 @@ impl HostNic {
             k_rq_area: area("receive_queues"),
             k_cq_area: area("completion_queues"),
             k_words: Constant::new(bits::<3>(6)),
-            k_zero_q: Constant::new(bits::<6>(0)),
             cnt_tx_frames: Default::default(),
             cnt_dma_rd_err: Default::default(),
             cnt_dma_wr_err: Default::default(),
@@ -248,6 +318,12 @@ impl HostNic {
             cnt_raw_drops: Default::default(),
             cnt_raw_tx: Default::default(),
             cnt_raw_rx: Default::default(),
+            cnt_wqe: Default::default(),
+            cnt_cqe: Default::default(),
+            cnt_cq_overflow: Default::default(),
+            sq_fetched: Default::default(),
+            rq_fetched: Default::default(),
+            wqe_rd_err: Default::default(),
             dp_reset: Default::default(),
             enabled: Default::default(),
             irq_set: Default::default(),
@@ -257,11 +333,13 @@ impl HostNic {
             store: Default::default(),
             k_zero32: Constant::new(bits::<32>(0)),
             k_one32: Constant::new(bits::<32>(1)),
+            k_two32: Constant::new(bits::<32>(2)),
             k_zero4: Constant::new(bits::<4>(0)),
-            k_zero7: Constant::new(bits::<7>(0)),
+            k_zero6: Constant::new(bits::<6>(0)),
             k_zero8: Constant::new(bits::<8>(0)),
             k_zero16: Constant::new(bits::<16>(0)),
             k_zero64: Constant::new(bits::<64>(0)),
+            k_irq_cq: irq("CQ"),
             k_irq_raw_rx: irq("RAW_RX"),
             k_irq_raw_tx: irq("RAW_TX"),
             k_irq_error: irq("ERROR"),
@@ -290,12 +368,17 @@ impl Logic for HostNic {
             cnt_ring_err,
             cnt_raw_drops,
             cnt_raw_tx,
-            cnt_raw_rx
+            cnt_raw_rx,
+            cnt_wqe,
+            cnt_cqe,
+            cnt_cq_overflow
         );
         self.axil.clock.next = self.clock.val();
         self.csr.clock.next = self.clock.val();
         self.rx.clock.next = self.clock.val();
         self.dma.clock.next = self.clock.val();
+        self.dma_raw.clock.next = self.clock.val();
+        self.dma_q.clock.next = self.clock.val();
         self.raw_tx.clock.next = self.clock.val();
         self.raw_rx.clock.next = self.clock.val();
         self.axil.reset.next = self.reset.val();
@@ -362,52 +445,47 @@ impl Logic for HostNic {
         self.sq.reset.next = self.dp_reset.val();
         self.rq.reset.next = self.dp_reset.val();
         self.cq.reset.next = self.dp_reset.val();
-        self.sq.wr_en.next = self.axil.reg_wr_en.val() & self.sq_w.val();
-        self.rq.wr_en.next = self.axil.reg_wr_en.val() & self.rq_w.val();
-        self.cq.wr_en.next = self.axil.reg_wr_en.val() & self.cq_w.val();
-        self.sq.wr_queue.next = self.axil.reg_wr_addr.val().get_bits::<6>(5);
-        self.rq.wr_queue.next = self.axil.reg_wr_addr.val().get_bits::<6>(5);
-        self.cq.wr_queue.next = self.axil.reg_wr_addr.val().get_bits::<6>(5);
-        self.sq.wr_word.next = self.axil.reg_wr_addr.val().get_bits::<3>(2);
-        self.rq.wr_word.next = self.axil.reg_wr_addr.val().get_bits::<3>(2);
-        self.cq.wr_word.next = self.axil.reg_wr_addr.val().get_bits::<3>(2);
-        self.sq.wr_data.next = self.axil.reg_wr_data.val();
-        self.rq.wr_data.next = self.axil.reg_wr_data.val();
-        self.cq.wr_data.next = self.axil.reg_wr_data.val();
-        self.sq.rd_start.next = self.sq_rs.val();
-        self.rq.rd_start.next = self.rq_rs.val();
-        self.cq.rd_start.next = self.cq_rs.val();
-        self.sq.rd_queue.next = self.axil.reg_rd_start_addr.val().get_bits::<6>(5);
-        self.rq.rd_queue.next = self.axil.reg_rd_start_addr.val().get_bits::<6>(5);
-        self.cq.rd_queue.next = self.axil.reg_rd_start_addr.val().get_bits::<6>(5);
-        self.sq.rd_word.next = self.axil.reg_rd_start_addr.val().get_bits::<3>(2);
-        self.rq.rd_word.next = self.axil.reg_rd_start_addr.val().get_bits::<3>(2);
-        self.cq.rd_word.next = self.axil.reg_rd_start_addr.val().get_bits::<3>(2);
-        // The engines that look up and commit these rings come with the transport.
-        self.sq.look_valid.next = false;
-        self.rq.look_valid.next = false;
-        self.cq.look_valid.next = false;
-        self.sq.look_queue.next = self.k_zero_q.val();
-        self.rq.look_queue.next = self.k_zero_q.val();
-        self.cq.look_queue.next = self.k_zero_q.val();
-        self.sq.commit_valid.next = false;
-        self.rq.commit_valid.next = false;
-        self.cq.commit_valid.next = false;
-        self.sq.commit_queue.next = self.k_zero_q.val();
-        self.rq.commit_queue.next = self.k_zero_q.val();
-        self.cq.commit_queue.next = self.k_zero_q.val();
-        self.sq.commit_index.next = self.k_zero16.val();
-        self.sq.disarm_valid.next = false;
-        self.rq.disarm_valid.next = false;
-        self.cq.disarm_valid.next = false;
-        self.sq.disarm_queue.next = self.k_zero_q.val();
-        self.rq.disarm_queue.next = self.k_zero_q.val();
-        self.cq.disarm_queue.next = self.k_zero_q.val();
-        self.sq.disarm_size.next = self.k_zero32.val();
-        self.rq.disarm_size.next = self.k_zero32.val();
-        self.cq.disarm_size.next = self.k_zero32.val();
-        self.rq.commit_index.next = self.k_zero16.val();
-        self.cq.commit_index.next = self.k_zero16.val();
+        self.sq.reg_wr_en.next = self.axil.reg_wr_en.val() & self.sq_w.val();
+        self.rq.reg_wr_en.next = self.axil.reg_wr_en.val() & self.rq_w.val();
+        self.cq.reg_wr_en.next = self.axil.reg_wr_en.val() & self.cq_w.val();
+        self.sq.reg_wr_queue.next = self.axil.reg_wr_addr.val().get_bits::<6>(5);
+        self.rq.reg_wr_queue.next = self.axil.reg_wr_addr.val().get_bits::<6>(5);
+        self.cq.reg_wr_queue.next = self.axil.reg_wr_addr.val().get_bits::<6>(5);
+        self.sq.reg_wr_word.next = self.axil.reg_wr_addr.val().get_bits::<3>(2);
+        self.rq.reg_wr_word.next = self.axil.reg_wr_addr.val().get_bits::<3>(2);
+        self.cq.reg_wr_word.next = self.axil.reg_wr_addr.val().get_bits::<3>(2);
+        self.sq.reg_wr_data.next = self.axil.reg_wr_data.val();
+        self.rq.reg_wr_data.next = self.axil.reg_wr_data.val();
+        self.cq.reg_wr_data.next = self.axil.reg_wr_data.val();
+        self.sq.reg_rd_start.next = self.sq_rs.val();
+        self.rq.reg_rd_start.next = self.rq_rs.val();
+        self.cq.reg_rd_start.next = self.cq_rs.val();
+        self.sq.reg_rd_queue.next = self.axil.reg_rd_start_addr.val().get_bits::<6>(5);
+        self.rq.reg_rd_queue.next = self.axil.reg_rd_start_addr.val().get_bits::<6>(5);
+        self.cq.reg_rd_queue.next = self.axil.reg_rd_start_addr.val().get_bits::<6>(5);
+        self.sq.reg_rd_word.next = self.axil.reg_rd_start_addr.val().get_bits::<3>(2);
+        self.rq.reg_rd_word.next = self.axil.reg_rd_start_addr.val().get_bits::<3>(2);
+        self.cq.reg_rd_word.next = self.axil.reg_rd_start_addr.val().get_bits::<3>(2);
+        // Work requests out to the transport's engines, completions in.
+        self.sq.m_wqe_room.next = self.m_sq_wqe_room.val();
+        self.m_sq_wqe_valid.next = self.sq.m_wqe_valid.val();
+        self.m_sq_wqe_data.next = self.sq.m_wqe_data.val();
+        self.m_sq_wqe_last.next = self.sq.m_wqe_last.val();
+        self.m_sq_wqe_err.next = self.sq.m_wqe_err.val();
+        self.m_sq_wqe_queue.next = self.sq.m_wqe_queue.val();
+        self.m_sq_wqe_index.next = self.sq.m_wqe_index.val();
+        self.rq.m_wqe_room.next = self.m_rq_wqe_room.val();
+        self.m_rq_wqe_valid.next = self.rq.m_wqe_valid.val();
+        self.m_rq_wqe_data.next = self.rq.m_wqe_data.val();
+        self.m_rq_wqe_last.next = self.rq.m_wqe_last.val();
+        self.m_rq_wqe_err.next = self.rq.m_wqe_err.val();
+        self.m_rq_wqe_queue.next = self.rq.m_wqe_queue.val();
+        self.m_rq_wqe_index.next = self.rq.m_wqe_index.val();
+        self.cq.s_cqe_valid.next = self.s_cqe_valid.val();
+        self.s_cqe_ready.next = self.cq.s_cqe_ready.val();
+        self.cq.s_cqe_cq.next = self.s_cqe_cq.val();
+        self.cq.s_cqe_data.next = self.s_cqe_data.val();
+        self.cq.s_cqe_last.next = self.s_cqe_last.val();
 
         self.axil.reg_wr_hit.next =
             self.csr.wr_hit.val() | self.sq_w.val() | self.rq_w.val() | self.cq_w.val();
@@ -415,13 +493,13 @@ impl Logic for HostNic {
         self.axil.reg_rd_hit.next =
             self.csr.rd_hit.val() | self.sq_r.val() | self.rq_r.val() | self.cq_r.val();
         if self.sq_r.val() {
-            self.axil.reg_rd_data.next = self.sq.rd_data.val();
+            self.axil.reg_rd_data.next = self.sq.reg_rd_data.val();
         }
         if self.rq_r.val() {
-            self.axil.reg_rd_data.next = self.rq.rd_data.val();
+            self.axil.reg_rd_data.next = self.rq.reg_rd_data.val();
         }
         if self.cq_r.val() {
-            self.axil.reg_rd_data.next = self.cq.rd_data.val();
+            self.axil.reg_rd_data.next = self.cq.reg_rd_data.val();
         }
 
         // Storage words (host_regs::SL_*): CTRL 0 (RESET bit 0, ENABLE bit 1), IRQ_ENABLE 1,
@@ -430,6 +508,8 @@ impl Logic for HostNic {
         self.enabled.next = self.store.val().get_bit(1);
         self.rx.reset.next = self.dp_reset.val();
         self.dma.reset.next = self.dp_reset.val();
+        self.dma_raw.reset.next = self.dp_reset.val();
+        self.dma_q.reset.next = self.dp_reset.val();
         self.raw_tx.reset.next = self.dp_reset.val();
         self.raw_rx.reset.next = self.dp_reset.val();
 
@@ -477,8 +557,12 @@ impl Logic for HostNic {
         self.csr.load_en.next = self.load_en.val();
         self.csr.load_data.next = self.load_data.val();
 
-        // ---- Interrupt causes: RAW_RX (armed completion), RAW_TX (ring drained), ERROR.
+        // ---- Interrupt causes: CQ (an armed completion ring got an entry), RAW_RX (armed
+        // raw completion), RAW_TX (ring drained), ERROR.
         self.irq_set.next = self.k_zero32.val();
+        if self.cq.ev_irq.val() {
+            self.irq_set.next = self.irq_set.val() | self.k_irq_cq.val();
+        }
         if self.raw_rx.ev_irq.val() {
             self.irq_set.next = self.irq_set.val() | self.k_irq_raw_rx.val();
         }
@@ -488,6 +572,8 @@ impl Logic for HostNic {
         if self.raw_tx.ev_dma_error.val()
             | self.raw_rx.ev_dma_read_error.val()
             | self.raw_rx.ev_dma_write_error.val()
+            | self.cq.ev_dma_error.val()
+            | self.wqe_rd_err.val()
         {
             self.irq_set.next = self.irq_set.val() | self.k_irq_error.val();
         }
@@ -496,46 +582,142 @@ impl Logic for HostNic {
         self.irq.next =
             (self.store.val().get_bits::<32>(64) & self.store.val().get_bits::<32>(32)).any();
 
-        // ---- DMA port: client 0 the transmit engine (reads only), client 1 the receive one.
-        self.dma.s0_rd_req_valid.next = self.raw_tx.rd_req_valid.val();
-        self.raw_tx.rd_req_ready.next = self.dma.s0_rd_req_ready.val();
-        self.dma.s0_rd_req_addr.next = self.raw_tx.rd_req_addr.val();
-        self.dma.s0_rd_req_len.next = self.raw_tx.rd_req_len.val();
-        self.dma.s0_rd_req_tag.next = self.raw_tx.rd_req_tag.val();
-        self.raw_tx.rd_data_valid.next = self.dma.s0_rd_data_valid.val();
-        self.dma.s0_rd_data_ready.next = self.raw_tx.rd_data_ready.val();
-        self.raw_tx.rd_data.next = self.dma.rd_data.val();
-        self.raw_tx.rd_data_last.next = self.dma.rd_data_last.val();
-        self.raw_tx.rd_data_err.next = self.dma.rd_data_err.val();
-        self.dma.s0_wr_req_valid.next = false;
-        self.dma.s0_wr_req_addr.next = self.k_zero64.val();
-        self.dma.s0_wr_req_len.next = self.k_zero16.val();
-        self.dma.s0_wr_req_tag.next = self.k_zero7.val();
-        self.dma.s0_wr_data_valid.next = false;
-        self.dma.s0_wr_data.next = self.k_zero64.val();
-        self.dma.s0_wr_data_keep.next = self.k_zero8.val();
-        self.dma.s0_wr_data_last.next = false;
-        self.dma.s1_rd_req_valid.next = self.raw_rx.rd_req_valid.val();
-        self.raw_rx.rd_req_ready.next = self.dma.s1_rd_req_ready.val();
-        self.dma.s1_rd_req_addr.next = self.raw_rx.rd_req_addr.val();
-        self.dma.s1_rd_req_len.next = self.raw_rx.rd_req_len.val();
-        self.dma.s1_rd_req_tag.next = self.raw_rx.rd_req_tag.val();
-        self.raw_rx.rd_data_valid.next = self.dma.s1_rd_data_valid.val();
-        self.dma.s1_rd_data_ready.next = self.raw_rx.rd_data_ready.val();
-        self.raw_rx.rd_data.next = self.dma.rd_data.val();
-        self.raw_rx.rd_data_err.next = self.dma.rd_data_err.val();
-        self.dma.s1_wr_req_valid.next = self.raw_rx.wr_req_valid.val();
-        self.raw_rx.wr_req_ready.next = self.dma.s1_wr_req_ready.val();
-        self.dma.s1_wr_req_addr.next = self.raw_rx.wr_req_addr.val();
-        self.dma.s1_wr_req_len.next = self.raw_rx.wr_req_len.val();
-        self.dma.s1_wr_req_tag.next = self.raw_rx.wr_req_tag.val();
-        self.dma.s1_wr_data_valid.next = self.raw_rx.wr_data_valid.val();
-        self.raw_rx.wr_data_ready.next = self.dma.s1_wr_data_ready.val();
-        self.dma.s1_wr_data.next = self.raw_rx.wr_data.val();
-        self.dma.s1_wr_data_keep.next = self.raw_rx.wr_data_keep.val();
-        self.dma.s1_wr_data_last.next = self.raw_rx.wr_data_last.val();
-        self.raw_rx.wr_done_valid.next = self.dma.s1_wr_done_valid.val();
-        self.raw_rx.wr_done_err.next = self.dma.wr_done_err.val();
+        // ---- DMA: the raw arbiter (client 0 the transmit engine, reads only; client 1 the
+        // receive engine) and the queue arbiter (client 0 the send fetch engine's reads and
+        // the completion writer's writes; client 1 the receive fetch engine) under the top
+        // one (client 0 raw, client 1 queues). Every client's tags fit the 6 bits it has here.
+        self.dma_raw.s0_rd_req_valid.next = self.raw_tx.rd_req_valid.val();
+        self.raw_tx.rd_req_ready.next = self.dma_raw.s0_rd_req_ready.val();
+        self.dma_raw.s0_rd_req_addr.next = self.raw_tx.rd_req_addr.val();
+        self.dma_raw.s0_rd_req_len.next = self.raw_tx.rd_req_len.val();
+        self.dma_raw.s0_rd_req_tag.next = self.raw_tx.rd_req_tag.val().get_bits::<6>(0);
+        self.raw_tx.rd_data_valid.next = self.dma_raw.s0_rd_data_valid.val();
+        self.dma_raw.s0_rd_data_ready.next = self.raw_tx.rd_data_ready.val();
+        self.raw_tx.rd_data.next = self.dma_raw.rd_data.val();
+        self.raw_tx.rd_data_last.next = self.dma_raw.rd_data_last.val();
+        self.raw_tx.rd_data_err.next = self.dma_raw.rd_data_err.val();
+        self.dma_raw.s0_wr_req_valid.next = false;
+        self.dma_raw.s0_wr_req_addr.next = self.k_zero64.val();
+        self.dma_raw.s0_wr_req_len.next = self.k_zero16.val();
+        self.dma_raw.s0_wr_req_tag.next = self.k_zero6.val();
+        self.dma_raw.s0_wr_data_valid.next = false;
+        self.dma_raw.s0_wr_data.next = self.k_zero64.val();
+        self.dma_raw.s0_wr_data_keep.next = self.k_zero8.val();
+        self.dma_raw.s0_wr_data_last.next = false;
+        self.dma_raw.s1_rd_req_valid.next = self.raw_rx.rd_req_valid.val();
+        self.raw_rx.rd_req_ready.next = self.dma_raw.s1_rd_req_ready.val();
+        self.dma_raw.s1_rd_req_addr.next = self.raw_rx.rd_req_addr.val();
+        self.dma_raw.s1_rd_req_len.next = self.raw_rx.rd_req_len.val();
+        self.dma_raw.s1_rd_req_tag.next = self.raw_rx.rd_req_tag.val().get_bits::<6>(0);
+        self.raw_rx.rd_data_valid.next = self.dma_raw.s1_rd_data_valid.val();
+        self.dma_raw.s1_rd_data_ready.next = self.raw_rx.rd_data_ready.val();
+        self.raw_rx.rd_data.next = self.dma_raw.rd_data.val();
+        self.raw_rx.rd_data_err.next = self.dma_raw.rd_data_err.val();
+        self.dma_raw.s1_wr_req_valid.next = self.raw_rx.wr_req_valid.val();
+        self.raw_rx.wr_req_ready.next = self.dma_raw.s1_wr_req_ready.val();
+        self.dma_raw.s1_wr_req_addr.next = self.raw_rx.wr_req_addr.val();
+        self.dma_raw.s1_wr_req_len.next = self.raw_rx.wr_req_len.val();
+        self.dma_raw.s1_wr_req_tag.next = self.raw_rx.wr_req_tag.val().get_bits::<6>(0);
+        self.dma_raw.s1_wr_data_valid.next = self.raw_rx.wr_data_valid.val();
+        self.raw_rx.wr_data_ready.next = self.dma_raw.s1_wr_data_ready.val();
+        self.dma_raw.s1_wr_data.next = self.raw_rx.wr_data.val();
+        self.dma_raw.s1_wr_data_keep.next = self.raw_rx.wr_data_keep.val();
+        self.dma_raw.s1_wr_data_last.next = self.raw_rx.wr_data_last.val();
+        self.raw_rx.wr_done_valid.next = self.dma_raw.s1_wr_done_valid.val();
+        self.raw_rx.wr_done_err.next = self.dma_raw.wr_done_err.val();
+
+        self.dma_q.s0_rd_req_valid.next = self.sq.rd_req_valid.val();
+        self.sq.rd_req_ready.next = self.dma_q.s0_rd_req_ready.val();
+        self.dma_q.s0_rd_req_addr.next = self.sq.rd_req_addr.val();
+        self.dma_q.s0_rd_req_len.next = self.sq.rd_req_len.val();
+        self.dma_q.s0_rd_req_tag.next = self.sq.rd_req_tag.val().get_bits::<6>(0);
+        self.sq.rd_data_valid.next = self.dma_q.s0_rd_data_valid.val();
+        self.dma_q.s0_rd_data_ready.next = self.sq.rd_data_ready.val();
+        self.sq.rd_data.next = self.dma_q.rd_data.val();
+        self.sq.rd_data_last.next = self.dma_q.rd_data_last.val();
+        self.sq.rd_data_err.next = self.dma_q.rd_data_err.val();
+        self.dma_q.s0_wr_req_valid.next = self.cq.wr_req_valid.val();
+        self.cq.wr_req_ready.next = self.dma_q.s0_wr_req_ready.val();
+        self.dma_q.s0_wr_req_addr.next = self.cq.wr_req_addr.val();
+        self.dma_q.s0_wr_req_len.next = self.cq.wr_req_len.val();
+        self.dma_q.s0_wr_req_tag.next = self.cq.wr_req_tag.val().get_bits::<6>(0);
+        self.dma_q.s0_wr_data_valid.next = self.cq.wr_data_valid.val();
+        self.cq.wr_data_ready.next = self.dma_q.s0_wr_data_ready.val();
+        self.dma_q.s0_wr_data.next = self.cq.wr_data.val();
+        self.dma_q.s0_wr_data_keep.next = self.cq.wr_data_keep.val();
+        self.dma_q.s0_wr_data_last.next = self.cq.wr_data_last.val();
+        self.cq.wr_done_valid.next = self.dma_q.s0_wr_done_valid.val();
+        self.cq.wr_done_err.next = self.dma_q.wr_done_err.val();
+        self.dma_q.s1_rd_req_valid.next = self.rq.rd_req_valid.val();
+        self.rq.rd_req_ready.next = self.dma_q.s1_rd_req_ready.val();
+        self.dma_q.s1_rd_req_addr.next = self.rq.rd_req_addr.val();
+        self.dma_q.s1_rd_req_len.next = self.rq.rd_req_len.val();
+        self.dma_q.s1_rd_req_tag.next = self.rq.rd_req_tag.val().get_bits::<6>(0);
+        self.rq.rd_data_valid.next = self.dma_q.s1_rd_data_valid.val();
+        self.dma_q.s1_rd_data_ready.next = self.rq.rd_data_ready.val();
+        self.rq.rd_data.next = self.dma_q.rd_data.val();
+        self.rq.rd_data_last.next = self.dma_q.rd_data_last.val();
+        self.rq.rd_data_err.next = self.dma_q.rd_data_err.val();
+        self.dma_q.s1_wr_req_valid.next = false;
+        self.dma_q.s1_wr_req_addr.next = self.k_zero64.val();
+        self.dma_q.s1_wr_req_len.next = self.k_zero16.val();
+        self.dma_q.s1_wr_req_tag.next = self.k_zero6.val();
+        self.dma_q.s1_wr_data_valid.next = false;
+        self.dma_q.s1_wr_data.next = self.k_zero64.val();
+        self.dma_q.s1_wr_data_keep.next = self.k_zero8.val();
+        self.dma_q.s1_wr_data_last.next = false;
+
+        // The two arbiters as the top one's clients.
+        self.dma.s0_rd_req_valid.next = self.dma_raw.m_dma_rd_req_valid.val();
+        self.dma_raw.m_dma_rd_req_ready.next = self.dma.s0_rd_req_ready.val();
+        self.dma.s0_rd_req_addr.next = self.dma_raw.m_dma_rd_req_addr.val();
+        self.dma.s0_rd_req_len.next = self.dma_raw.m_dma_rd_req_len.val();
+        self.dma.s0_rd_req_tag.next = self.dma_raw.m_dma_rd_req_tag.val();
+        self.dma_raw.m_dma_rd_data_valid.next = self.dma.s0_rd_data_valid.val();
+        self.dma.s0_rd_data_ready.next = self.dma_raw.m_dma_rd_data_ready.val();
+        self.dma_raw.m_dma_rd_data.next = self.dma.rd_data.val();
+        self.dma_raw.m_dma_rd_data_last.next = self.dma.rd_data_last.val();
+        self.dma_raw.m_dma_rd_data_err.next = self.dma.rd_data_err.val();
+        self.dma_raw.m_dma_rd_data_tag.next = self.dma.rd_data_tag.val();
+        self.dma.s0_wr_req_valid.next = self.dma_raw.m_dma_wr_req_valid.val();
+        self.dma_raw.m_dma_wr_req_ready.next = self.dma.s0_wr_req_ready.val();
+        self.dma.s0_wr_req_addr.next = self.dma_raw.m_dma_wr_req_addr.val();
+        self.dma.s0_wr_req_len.next = self.dma_raw.m_dma_wr_req_len.val();
+        self.dma.s0_wr_req_tag.next = self.dma_raw.m_dma_wr_req_tag.val();
+        self.dma.s0_wr_data_valid.next = self.dma_raw.m_dma_wr_data_valid.val();
+        self.dma_raw.m_dma_wr_data_ready.next = self.dma.s0_wr_data_ready.val();
+        self.dma.s0_wr_data.next = self.dma_raw.m_dma_wr_data.val();
+        self.dma.s0_wr_data_keep.next = self.dma_raw.m_dma_wr_data_keep.val();
+        self.dma.s0_wr_data_last.next = self.dma_raw.m_dma_wr_data_last.val();
+        self.dma_raw.m_dma_wr_done_valid.next = self.dma.s0_wr_done_valid.val();
+        self.dma_raw.m_dma_wr_done_tag.next = self.dma.wr_done_tag.val();
+        self.dma_raw.m_dma_wr_done_err.next = self.dma.wr_done_err.val();
+        self.dma.s1_rd_req_valid.next = self.dma_q.m_dma_rd_req_valid.val();
+        self.dma_q.m_dma_rd_req_ready.next = self.dma.s1_rd_req_ready.val();
+        self.dma.s1_rd_req_addr.next = self.dma_q.m_dma_rd_req_addr.val();
+        self.dma.s1_rd_req_len.next = self.dma_q.m_dma_rd_req_len.val();
+        self.dma.s1_rd_req_tag.next = self.dma_q.m_dma_rd_req_tag.val();
+        self.dma_q.m_dma_rd_data_valid.next = self.dma.s1_rd_data_valid.val();
+        self.dma.s1_rd_data_ready.next = self.dma_q.m_dma_rd_data_ready.val();
+        self.dma_q.m_dma_rd_data.next = self.dma.rd_data.val();
+        self.dma_q.m_dma_rd_data_last.next = self.dma.rd_data_last.val();
+        self.dma_q.m_dma_rd_data_err.next = self.dma.rd_data_err.val();
+        self.dma_q.m_dma_rd_data_tag.next = self.dma.rd_data_tag.val();
+        self.dma.s1_wr_req_valid.next = self.dma_q.m_dma_wr_req_valid.val();
+        self.dma_q.m_dma_wr_req_ready.next = self.dma.s1_wr_req_ready.val();
+        self.dma.s1_wr_req_addr.next = self.dma_q.m_dma_wr_req_addr.val();
+        self.dma.s1_wr_req_len.next = self.dma_q.m_dma_wr_req_len.val();
+        self.dma.s1_wr_req_tag.next = self.dma_q.m_dma_wr_req_tag.val();
+        self.dma.s1_wr_data_valid.next = self.dma_q.m_dma_wr_data_valid.val();
+        self.dma_q.m_dma_wr_data_ready.next = self.dma.s1_wr_data_ready.val();
+        self.dma.s1_wr_data.next = self.dma_q.m_dma_wr_data.val();
+        self.dma.s1_wr_data_keep.next = self.dma_q.m_dma_wr_data_keep.val();
+        self.dma.s1_wr_data_last.next = self.dma_q.m_dma_wr_data_last.val();
+        self.dma_q.m_dma_wr_done_valid.next = self.dma.s1_wr_done_valid.val();
+        self.dma_q.m_dma_wr_done_tag.next = self.dma.wr_done_tag.val();
+        self.dma_q.m_dma_wr_done_err.next = self.dma.wr_done_err.val();
+
+        // The top arbiter on the host's DMA port.
         self.m_dma_rd_req_valid.next = self.dma.m_dma_rd_req_valid.val();
         self.dma.m_dma_rd_req_ready.next = self.m_dma_rd_req_ready.val();
         self.m_dma_rd_req_addr.next = self.dma.m_dma_rd_req_addr.val();
@@ -584,17 +766,25 @@ impl Logic for HostNic {
         self.raw_rx.s_axis_tuser.next = self.rx.m_bypass_tuser.val();
         self.rx.m_bypass_tready.next = self.raw_rx.s_axis_tready.val();
 
-        // ---- Counters.
+        // ---- Counters. A fetched request ends on its last beat; one the host refused to
+        // read comes out with err on its beats.
+        self.sq_fetched.next = self.sq.m_wqe_valid.val() & self.sq.m_wqe_last.val();
+        self.rq_fetched.next = self.rq.m_wqe_valid.val() & self.rq.m_wqe_last.val();
+        self.wqe_rd_err.next = (self.sq_fetched.val() & self.sq.m_wqe_err.val())
+            | (self.rq_fetched.val() & self.rq.m_wqe_err.val());
         if self.raw_tx.m_axis_tvalid.val()
             & self.m_axis_tready.val()
             & self.raw_tx.m_axis_tlast.val()
         {
             self.cnt_tx_frames.d.next = self.cnt_tx_frames.q.val() + self.k_one32.val();
         }
-        if self.raw_tx.ev_dma_error.val() | self.raw_rx.ev_dma_read_error.val() {
+        if self.raw_tx.ev_dma_error.val()
+            | self.raw_rx.ev_dma_read_error.val()
+            | self.wqe_rd_err.val()
+        {
             self.cnt_dma_rd_err.d.next = self.cnt_dma_rd_err.q.val() + self.k_one32.val();
         }
-        if self.raw_rx.ev_dma_write_error.val() {
+        if self.raw_rx.ev_dma_write_error.val() | self.cq.ev_dma_error.val() {
             self.cnt_dma_wr_err.d.next = self.cnt_dma_wr_err.q.val() + self.k_one32.val();
         }
         if self.raw_tx.ev_ring_error.val() | self.raw_rx.ev_ring_error.val() {
@@ -609,6 +799,19 @@ impl Logic for HostNic {
         if self.raw_rx.ev_frame.val() {
             self.cnt_raw_rx.d.next = self.cnt_raw_rx.q.val() + self.k_one32.val();
         }
+        // Both fetch engines may end a request in one cycle.
+        if self.sq_fetched.val() ^ self.rq_fetched.val() {
+            self.cnt_wqe.d.next = self.cnt_wqe.q.val() + self.k_one32.val();
+        }
+        if self.sq_fetched.val() & self.rq_fetched.val() {
+            self.cnt_wqe.d.next = self.cnt_wqe.q.val() + self.k_two32.val();
+        }
+        if self.cq.ev_written.val() {
+            self.cnt_cqe.d.next = self.cnt_cqe.q.val() + self.k_one32.val();
+        }
+        if self.cq.ev_overflow.val() {
+            self.cnt_cq_overflow.d.next = self.cnt_cq_overflow.q.val() + self.k_one32.val();
+        }
         if self.dp_reset.val() {
             self.cnt_tx_frames.d.next = self.k_zero32.val();
             self.cnt_dma_rd_err.d.next = self.k_zero32.val();
@@ -617,11 +820,15 @@ impl Logic for HostNic {
             self.cnt_raw_drops.d.next = self.k_zero32.val();
             self.cnt_raw_tx.d.next = self.k_zero32.val();
             self.cnt_raw_rx.d.next = self.k_zero32.val();
+            self.cnt_wqe.d.next = self.k_zero32.val();
+            self.cnt_cqe.d.next = self.k_zero32.val();
+            self.cnt_cq_overflow.d.next = self.k_zero32.val();
         }
 
         // ---- Status words (host_regs::ST_*): receive counters 0..11, TX_FRAMES 12, DMA
         // read and write errors 13, 14, ring errors 15, STATUS 16, raw drops 17, raw frames
-        // sent 18 and received 19.
+        // sent 18 and received 19, requests fetched 20, completions written 21, completions
+        // refused 22.
         self.status.next = bit_cast::<768, 32>(self.rx.cnt_frames.val())
             | (bit_cast::<768, 32>(self.rx.cnt_accepted.val()) << 32)
             | (bit_cast::<768, 32>(self.rx.cnt_bypass.val()) << 64)
@@ -640,7 +847,10 @@ impl Logic for HostNic {
             | (bit_cast::<768, 32>(self.cnt_ring_err.q.val()) << 480)
             | (bit_cast::<768, 32>(self.cnt_raw_drops.q.val()) << 544)
             | (bit_cast::<768, 32>(self.cnt_raw_tx.q.val()) << 576)
-            | (bit_cast::<768, 32>(self.cnt_raw_rx.q.val()) << 608);
+            | (bit_cast::<768, 32>(self.cnt_raw_rx.q.val()) << 608)
+            | (bit_cast::<768, 32>(self.cnt_wqe.q.val()) << 640)
+            | (bit_cast::<768, 32>(self.cnt_cqe.q.val()) << 672)
+            | (bit_cast::<768, 32>(self.cnt_cq_overflow.q.val()) << 704);
         if self.link_up.val() {
             self.status.next = self.status.val() | self.k_link_up.val();
         }

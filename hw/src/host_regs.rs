@@ -18,6 +18,9 @@ pub const ST_STATUS: usize = 16;
 pub const ST_RAW_RX_DROPS: usize = 17;
 pub const ST_RAW_TX_FRAMES: usize = 18;
 pub const ST_RAW_RX_FRAMES: usize = 19;
+pub const ST_WQE_FETCHED: usize = 20;
+pub const ST_CQE_WRITTEN: usize = 21;
+pub const ST_CQ_OVERFLOWS: usize = 22;
 
 /// Storage words.
 pub const SL_CTRL: usize = 0;
@@ -54,7 +57,8 @@ pub const fn ring_slot(r: u32, w: usize) -> usize {
 pub const LOG_QUEUES: usize = 6;
 
 /// The build of the host interface of this stage: raw rings, and the rings of 64 QPs and 64
-/// CQs in block RAM (their engines come with the transport).
+/// CQs in block RAM with their fetch engines and completion writer (the transport's engines
+/// take the requests and hand in the completions).
 pub const HOST_BUILD: Build = Build {
     features: regs::FEATURE_RAW_QUEUES,
     qps: 1 << LOG_QUEUES,
@@ -126,6 +130,9 @@ pub fn table(build: &Build) -> Result<Vec<Entry>, String> {
                         "RAW_RX_DROPS" => ST_RAW_RX_DROPS,
                         "RAW_TX_FRAMES" => ST_RAW_TX_FRAMES,
                         "RAW_RX_FRAMES" => ST_RAW_RX_FRAMES,
+                        "WQE_FETCHED" => ST_WQE_FETCHED,
+                        "CQE_WRITTEN" => ST_CQE_WRITTEN,
+                        "CQ_OVERFLOWS" => ST_CQ_OVERFLOWS,
                         _ => return Err(format!("{name}: no hardware counter")),
                     }
                 };
@@ -221,6 +228,9 @@ mod tests {
         assert_eq!(bit(ST_STATUS), 512);
         assert_eq!(bit(ST_RAW_RX_DROPS), 544);
         assert_eq!(bit(ST_RAW_RX_FRAMES), 608);
+        assert_eq!(bit(ST_WQE_FETCHED), 640);
+        assert_eq!(bit(ST_CQE_WRITTEN), 672);
+        assert_eq!(bit(ST_CQ_OVERFLOWS), 704);
         // SIZE: ENABLE bit 8, ARM bit 9.
         let size = regs::RING.iter().find(|r| r.name == "SIZE").unwrap();
         let f = |n: &str| size.fields.iter().find(|f| f.name == n).unwrap().lsb;

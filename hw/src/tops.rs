@@ -75,7 +75,7 @@ pub const TOPS: &[Top] = &[
     // The DMA port's arbiter between two engines.
     Top {
         name: "dma_arbiter",
-        verilog: || verilog_of(crate::dma_arbiter::DmaArbiter::default()),
+        verilog: || verilog_of(crate::dma_arbiter::DmaArbiter::<7, 8>::new()),
     },
     // A queue manager of 16 work rings (the NIC commits the consumer index).
     Top {

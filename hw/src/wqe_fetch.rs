@@ -62,6 +62,8 @@ pub struct WqeFetch<const Q: usize, const N: usize> {
     cons: DFF<Bits<16>>,
     /// The queue's doorbell rang while its lookup was under way: its answer may be stale.
     rang: DFF<Bit>,
+    /// The read request is offered: it stays offered until taken, whatever room says.
+    offered: DFF<Bit>,
 
     size32: Signal<Local, Bits<32>>,
     mask: Signal<Local, Bits<16>>,
@@ -132,6 +134,7 @@ impl<const Q: usize, const N: usize> WqeFetch<Q, N> {
             addr: Default::default(),
             cons: Default::default(),
             rang: Default::default(),
+            offered: Default::default(),
             size32: Default::default(),
             mask: Default::default(),
             ptr_bit: Default::default(),
@@ -159,7 +162,9 @@ impl<const Q: usize, const N: usize> WqeFetch<Q, N> {
 impl<const Q: usize, const N: usize> Logic for WqeFetch<Q, N> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, pending, ptr, state, queue, addr, cons, rang);
+        dff_setup!(
+            self, clock, pending, ptr, state, queue, addr, cons, rang, offered
+        );
 
         self.ptr_bit.next = self.k_one_n.val() << self.ptr.q.val();
         self.q_bit.next = self.k_one_n.val() << self.queue.q.val();
@@ -214,8 +219,10 @@ impl<const Q: usize, const N: usize> Logic for WqeFetch<Q, N> {
                 }
             }
         } else if self.state.q.val() == self.k_req.val() {
-            self.rd_req_valid.next = self.m_wqe_room.val();
-            if self.m_wqe_room.val() & self.rd_req_ready.val() {
+            // Room promised once is kept: an offered request is not withdrawn.
+            self.rd_req_valid.next = self.m_wqe_room.val() | self.offered.q.val();
+            self.offered.d.next = self.rd_req_valid.val() & !self.rd_req_ready.val();
+            if self.rd_req_valid.val() & self.rd_req_ready.val() {
                 self.state.d.next = self.k_data.val();
             }
         } else if self.state.q.val() == self.k_data.val() {
@@ -243,6 +250,7 @@ impl<const Q: usize, const N: usize> Logic for WqeFetch<Q, N> {
 
         if self.reset.val() {
             self.state.d.next = self.k_idle.val();
+            self.offered.d.next = false;
             self.pending.d.next = self.k_zero_n.val();
         }
     }

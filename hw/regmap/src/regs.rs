@@ -517,6 +517,21 @@ const COUNTERS: Block = Block {
             0x50,
             "frames written to the raw receive ring",
         ),
+        ro(
+            "WQE_FETCHED",
+            0x54,
+            "work requests read from the send and receive rings",
+        ),
+        ro(
+            "CQE_WRITTEN",
+            0x58,
+            "completions written to completion rings",
+        ),
+        ro(
+            "CQ_OVERFLOWS",
+            0x5C,
+            "completions refused: their completion ring was disabled or full",
+        ),
     ],
     per_queue: None,
     doc: "event and drop counters (32 bits, wrapping); the receive drops in the parser's check order",

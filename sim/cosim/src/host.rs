@@ -80,6 +80,12 @@ hdl_ports!(rnic_hw::host_nic::HostNic {
         m_dma_wr_done_valid,
         m_dma_wr_done_tag,
         m_dma_wr_done_err,
+        m_sq_wqe_room,
+        m_rq_wqe_room,
+        s_cqe_valid,
+        s_cqe_cq,
+        s_cqe_data,
+        s_cqe_last,
     ],
     outputs: [
         s_axil_awready,
@@ -109,11 +115,24 @@ hdl_ports!(rnic_hw::host_nic::HostNic {
         m_dma_wr_data,
         m_dma_wr_data_keep,
         m_dma_wr_data_last,
+        m_sq_wqe_valid,
+        m_sq_wqe_data,
+        m_sq_wqe_last,
+        m_sq_wqe_err,
+        m_sq_wqe_queue,
+        m_sq_wqe_index,
+        m_rq_wqe_valid,
+        m_rq_wqe_data,
+        m_rq_wqe_last,
+        m_rq_wqe_err,
+        m_rq_wqe_queue,
+        m_rq_wqe_index,
+        s_cqe_ready,
         irq,
     ],
 });
 
-hdl_ports!(rnic_hw::dma_arbiter::DmaArbiter {
+hdl_ports!(rnic_hw::dma_arbiter::DmaArbiter<7, 8> {
     inputs: [
         reset,
         s0_rd_req_valid,
@@ -254,6 +273,39 @@ struct Pins {
     o_m_dma_wr_req_tag: usize,
     o_m_dma_wr_req_valid: usize,
     o_s_axis_tready: usize,
+    /// The send and receive fetch engines' outputs: room in; valid, data, last, err, queue,
+    /// index out.
+    wqe: [WqePins; 2],
+    s_cqe_valid: usize,
+    s_cqe_cq: usize,
+    s_cqe_data: usize,
+    s_cqe_last: usize,
+    o_s_cqe_ready: usize,
+}
+
+struct WqePins {
+    room: usize,
+    valid: usize,
+    data: usize,
+    last: usize,
+    err: usize,
+    queue: usize,
+    index: usize,
+}
+
+impl WqePins {
+    fn new(d: &dyn PortDut, ring: &str) -> Self {
+        let o = |n: &str| d.output(&format!("m_{ring}_wqe_{n}"));
+        WqePins {
+            room: d.input(&format!("m_{ring}_wqe_room")),
+            valid: o("valid"),
+            data: o("data"),
+            last: o("last"),
+            err: o("err"),
+            queue: o("queue"),
+            index: o("index"),
+        }
+    }
 }
 
 impl Pins {
@@ -294,6 +346,12 @@ impl Pins {
             o_m_dma_wr_req_tag: d.output("m_dma_wr_req_tag"),
             o_m_dma_wr_req_valid: d.output("m_dma_wr_req_valid"),
             o_s_axis_tready: d.output("s_axis_tready"),
+            wqe: [WqePins::new(d, "sq"), WqePins::new(d, "rq")],
+            s_cqe_valid: d.input("s_cqe_valid"),
+            s_cqe_cq: d.input("s_cqe_cq"),
+            s_cqe_data: d.input("s_cqe_data"),
+            s_cqe_last: d.input("s_cqe_last"),
+            o_s_cqe_ready: d.output("s_cqe_ready"),
         }
     }
 }
@@ -399,6 +457,14 @@ impl DmaServer {
             wr_data_ready: false,
             done_valid: false,
         }
+    }
+
+    /// The tags and lengths in beats of the reads waiting for their data to be taken.
+    pub fn pending_reads(&self) -> Vec<(u64, usize, usize)> {
+        self.reads
+            .iter()
+            .map(|(t, b, _)| (*t, b.len(), self.beat))
+            .collect()
     }
 
     fn go(&mut self) -> bool {
@@ -573,11 +639,98 @@ impl MacLoop {
     }
 }
 
+/// A work request a fetch engine handed out.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Fetched {
+    pub queue: u64,
+    pub index: u64,
+    pub bytes: Vec<u8>,
+    /// The host refused the DMA read of it.
+    pub err: bool,
+}
+
+/// The transport's side of the QP rings, standing in for the engines that come with the
+/// transport: it takes every work request the send and receive fetch engines hand out (saying
+/// now and then that it has no room, so that fetching waits), and hands in completions.
+pub struct QueueEngines {
+    rng: Rng,
+    /// Chance of a cycle without room for a request.
+    pub busy: f64,
+    /// Requests from the send rings (0) and the receive rings (1), in the order handed out.
+    pub fetched: [Vec<Fetched>; 2],
+    current: [Vec<u8>; 2],
+    /// Completions to hand in: the CQ and the 32 bytes of its `cqe`.
+    pub cqes: VecDeque<(u64, [u8; 32])>,
+    beat: usize,
+    cqe_valid: bool,
+}
+
+impl QueueEngines {
+    pub fn new(seed: u64, busy: f64) -> Self {
+        QueueEngines {
+            rng: Rng::new(seed),
+            busy,
+            fetched: [Vec::new(), Vec::new()],
+            current: [Vec::new(), Vec::new()],
+            cqes: VecDeque::new(),
+            beat: 0,
+            cqe_valid: false,
+        }
+    }
+
+    fn drive(&mut self, d: &mut dyn PortDut, p: &Pins) {
+        for w in &p.wqe {
+            let room = !self.rng.chance(self.busy);
+            d.set(w.room, u64::from(room));
+        }
+        let (mut cq, mut data, mut last) = (0, 0, false);
+        if let Some((q, bytes)) = self.cqes.front() {
+            // A beat once offered stays offered until taken.
+            self.cqe_valid = self.cqe_valid || !self.rng.chance(self.busy);
+            cq = *q;
+            let mut w = [0u8; 8];
+            w.copy_from_slice(&bytes[8 * self.beat..8 * self.beat + 8]);
+            data = u64::from_le_bytes(w);
+            last = self.beat == 3;
+        }
+        d.set(p.s_cqe_valid, u64::from(self.cqe_valid));
+        d.set(p.s_cqe_cq, cq);
+        d.set(p.s_cqe_data, data);
+        d.set(p.s_cqe_last, u64::from(last));
+    }
+
+    fn observe(&mut self, d: &dyn PortDut, p: &Pins) {
+        for (k, w) in p.wqe.iter().enumerate() {
+            if d.get(w.valid) == 0 {
+                continue;
+            }
+            self.current[k].extend_from_slice(&d.get(w.data).to_le_bytes());
+            if d.get(w.last) != 0 {
+                self.fetched[k].push(Fetched {
+                    queue: d.get(w.queue),
+                    index: d.get(w.index),
+                    bytes: std::mem::take(&mut self.current[k]),
+                    err: d.get(w.err) != 0,
+                });
+            }
+        }
+        if self.cqe_valid && d.get(p.o_s_cqe_ready) != 0 {
+            self.cqe_valid = false;
+            self.beat += 1;
+            if self.beat == 4 {
+                self.beat = 0;
+                self.cqes.pop_front();
+            }
+        }
+    }
+}
+
 /// Everything around the NIC, run on every cycle.
 pub struct Surroundings {
     pub mem: HostMemory,
     pub dma: DmaServer,
     pub mac: MacLoop,
+    pub engines: QueueEngines,
     irq: usize,
     pins: Pins,
     /// The interrupt line as of the last cycle.
@@ -590,10 +743,12 @@ impl Env for Surroundings {
     fn drive(&mut self, d: &mut dyn PortDut) {
         self.dma.drive(d, &self.pins);
         self.mac.drive(d, &self.pins);
+        self.engines.drive(d, &self.pins);
     }
     fn observe(&mut self, d: &dyn PortDut) {
         self.dma.observe(d, &self.pins, &mut self.mem);
         self.mac.observe(d, &self.pins);
+        self.engines.observe(d, &self.pins);
         let line = d.get(self.irq) != 0;
         if line && !self.irq_line {
             self.irq_edges += 1;
@@ -644,6 +799,7 @@ impl SimDevice {
             mem: HostMemory::default(),
             dma: DmaServer::new(cfg.seed ^ 0x5A, cfg.stall),
             mac: MacLoop::new(cfg.seed ^ 0x33, cfg.stall, cfg.idle),
+            engines: QueueEngines::new(cfg.seed ^ 0x77, cfg.stall),
             irq: dut.output("irq"),
             pins: Pins::new(dut.as_ref()),
             irq_line: false,

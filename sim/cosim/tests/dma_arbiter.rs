@@ -10,7 +10,7 @@ use rnic_hw::dma_arbiter::DmaArbiter;
 #[test]
 fn two_clients_share_the_port_without_losing_or_mixing_anything() {
     for seed in 1..=3 {
-        let mut d = PortLockStep::new(DmaArbiter::default(), "dma_arbiter", seed).unwrap();
+        let mut d = PortLockStep::new(DmaArbiter::<7, 8>::new(), "dma_arbiter", seed).unwrap();
         let run = run_arbiter(&mut d, seed, 0.3, 60).unwrap();
         assert!(run.errors.is_empty(), "seed {seed}: {:?}", run.errors);
         assert_eq!(run.reads + run.writes, 120, "seed {seed}");
@@ -20,7 +20,7 @@ fn two_clients_share_the_port_without_losing_or_mixing_anything() {
 
 #[test]
 fn back_to_back_requests_all_complete_unmixed() {
-    let mut d = VerilatedPorts::of::<DmaArbiter>("dma_arbiter").unwrap();
+    let mut d = VerilatedPorts::of::<DmaArbiter<7, 8>>("dma_arbiter").unwrap();
     let run = run_arbiter(&mut d, 9, 0.0, 400).unwrap();
     assert!(run.errors.is_empty(), "{:?}", run.errors);
     assert_eq!(run.reads + run.writes, 800);

@@ -25,6 +25,8 @@ struct Bench {
     rng: Rng,
     reads: VecDeque<(u64, u64)>,
     beat: u64,
+    /// The address of a read request offered and not yet taken.
+    offered: Option<u64>,
     /// Fetched requests: (queue, index, beats).
     got: Vec<(u64, u64, Vec<u64>)>,
     current: Vec<u64>,
@@ -57,8 +59,19 @@ impl Bench {
         let room = !self.rng.chance(0.3);
         self.set("m_wqe_room", u64::from(room));
         self.d.settle().unwrap_or_else(|m| panic!("{m}"));
+        if self.get("rd_req_valid") != 0 {
+            // A read is offered only with room promised, and once offered it stays offered,
+            // unchanged, until taken (room may go meanwhile: the promise was made).
+            let addr = self.get("rd_req_addr");
+            match self.offered {
+                None => assert!(room, "a read offered only with room promised"),
+                Some(a) => assert_eq!(a, addr, "an offered read keeps its address"),
+            }
+            self.offered = (!req_ready).then_some(addr);
+        } else {
+            assert!(self.offered.is_none(), "an offered read was withdrawn");
+        }
         if req_ready && self.get("rd_req_valid") != 0 {
-            assert!(room, "a read only with room promised");
             let addr = self.get("rd_req_addr");
             assert_eq!(self.get("rd_req_len"), 64);
             let q = addr / 0x10_0000 - 1;
@@ -118,6 +131,7 @@ fn every_posted_request_is_fetched_once_in_order_and_queues_take_turns() {
             rng: Rng::new(seed),
             reads: VecDeque::new(),
             beat: 0,
+            offered: None,
             got: Vec::new(),
             current: Vec::new(),
         };
