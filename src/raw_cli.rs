@@ -273,9 +273,10 @@ pub fn run_dump(vfio: Option<&str>) -> Result<ExitCode> {
 /// `rnic bench raw`: raw loopback at 64 and 1514 bytes under Verilator, and the DMA
 /// arbiter's utilisation under back-to-back requests from both clients.
 pub fn bench_raw() -> Result<()> {
-    let mut d =
-        rnic_cosim::ports::VerilatedPorts::of::<rnic_hw::dma_arbiter::DmaArbiter>("dma_arbiter")
-            .map_err(|e| anyhow!(e))?;
+    let mut d = rnic_cosim::ports::VerilatedPorts::of::<rnic_hw::dma_arbiter::DmaArbiter<7, 8>>(
+        "dma_arbiter",
+    )
+    .map_err(|e| anyhow!(e))?;
     let run = rnic_cosim::dma_bench::run_arbiter(&mut d, 1, 0.0, 4000).map_err(|e| anyhow!(e))?;
     if !run.errors.is_empty() {
         bail!("DMA arbiter: {}", run.errors.join("; "));
