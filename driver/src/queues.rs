@@ -23,7 +23,7 @@ use crate::registers::{check_magic, off};
 pub use crate::ring::DeviceErrors;
 use crate::ring::{Ring, get, irq_bit, set};
 use crate::transport::{Budget, Result, Transport, TransportError};
-use crate::verbs::{SendFlags, Sge, WcFlags, WcOpcode, WcStatus, WorkCompletion, WrOpcode};
+use crate::verbs::{RecvWr, SendFlags, SendWr, Sge, WcFlags, WcOpcode, WcStatus, WorkCompletion};
 
 /// Which work ring of a QP.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -137,8 +137,8 @@ impl WorkRing {
         Ok(self.ring.used())
     }
 
-    /// Posts one entry (a whole `send_wqe` or `recv_wqe`, as [`SendWqe::encode`] and
-    /// [`RecvWqe::encode`] make them): writes it at the producer's slot, advances the producer
+    /// Posts one entry (a whole `send_wqe` or `recv_wqe`, as [`encode_send`] and
+    /// [`encode_recv`] make them): writes it at the producer's slot, advances the producer
     /// and rings DOORBELL with it. Returns the entry's ring index (a completion's WQE_INDEX).
     /// Refuses an entry of the wrong size, and a full ring: when the host's view is full it
     /// reads the NIC's consumer index first, refusing (and counting) one outside what was
@@ -171,37 +171,6 @@ impl WorkRing {
     }
 }
 
-/// UD addressing of a send request.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct UdWqe {
-    /// The destination QP (24 bits).
-    pub remote_qpn: u32,
-    pub remote_qkey: u32,
-    /// The address vector table entry of the destination.
-    pub av_index: u16,
-}
-
-/// A send work request as the `send_wqe` format holds it.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub struct SendWqe {
-    pub wr_id: u64,
-    pub opcode: WrOpcode,
-    /// FENCE, SIGNALED, SOLICITED (the format has no INLINE).
-    pub flags: SendFlags,
-    /// Immediate data of the `*WithImm` opcodes.
-    pub imm: u32,
-    /// RDMA and atomics: remote address and key.
-    pub remote_addr: u64,
-    pub rkey: u32,
-    /// Atomics: compare value (CMP_AND_SWP) or addend (FETCH_AND_ADD), and swap value.
-    pub compare_add: u64,
-    pub swap: u64,
-    /// UD sends only.
-    pub ud: Option<UdWqe>,
-    /// At most as many as the format has (4).
-    pub sges: Vec<Sge>,
-}
-
 /// Puts `sges` into the scatter/gather entries of `format` in `entry`, with NUM_SGE.
 fn encode_sges(format: &Format, entry: &mut [u8], sges: &[Sge]) -> Result<()> {
     let (first, max) = format
@@ -225,69 +194,45 @@ fn encode_sges(format: &Format, entry: &mut [u8], sges: &[Sge]) -> Result<()> {
     Ok(())
 }
 
-impl SendWqe {
-    /// A request with no flags, no scatter/gather entries and every other field 0.
-    pub fn new(wr_id: u64, opcode: WrOpcode) -> SendWqe {
-        SendWqe {
-            wr_id,
-            opcode,
-            flags: SendFlags::NONE,
-            imm: 0,
-            remote_addr: 0,
-            rkey: 0,
-            compare_add: 0,
-            swap: 0,
-            ud: None,
-            sges: Vec::new(),
-        }
+/// The `send_wqe` entry of a verbs send work request, as the hardware reads it from a send
+/// ring. A UD request names its destination's address vector by `av_index`, the entry the
+/// driver gave it in the NIC's address vector table (ignored for RC). Refuses more
+/// scatter/gather entries than the format has, flags it has no bit for (INLINE), and a UD
+/// QPN wider than its 24 bits.
+pub fn encode_send(wr: &SendWr, av_index: u16) -> Result<Vec<u8>> {
+    let f = &SEND_WQE;
+    let known = SendFlags::FENCE | SendFlags::SIGNALED | SendFlags::SOLICITED;
+    if wr.flags.bits() & !known.bits() != 0 {
+        return Err(TransportError(format!(
+            "send flags {}: a send_wqe has only FENCE, SIGNALED and SOLICITED",
+            wr.flags
+        )));
     }
-
-    /// The `send_wqe` entry. Refuses more scatter/gather entries than the format has, flags
-    /// it has no bit for, and a UD QPN wider than its 24 bits.
-    pub fn encode(&self) -> Result<Vec<u8>> {
-        let f = &SEND_WQE;
-        let known = SendFlags::FENCE | SendFlags::SIGNALED | SendFlags::SOLICITED;
-        if self.flags.bits() & !known.bits() != 0 {
-            return Err(TransportError(format!(
-                "send flags {}: a send_wqe has only FENCE, SIGNALED and SOLICITED",
-                self.flags
-            )));
-        }
-        let mut e = vec![0u8; usize::from(f.size)];
-        set(f, &mut e, "WR_ID", self.wr_id)?;
-        set(f, &mut e, "OPCODE", u64::from(self.opcode.code()))?;
-        set(f, &mut e, "FLAGS", u64::from(self.flags.bits()))?;
-        set(f, &mut e, "IMM", u64::from(self.imm))?;
-        set(f, &mut e, "REMOTE_ADDR", self.remote_addr)?;
-        set(f, &mut e, "RKEY", u64::from(self.rkey))?;
-        set(f, &mut e, "COMPARE_ADD", self.compare_add)?;
-        set(f, &mut e, "SWAP", self.swap)?;
-        if let Some(ud) = self.ud {
-            set(f, &mut e, "UD_REMOTE_QPN", u64::from(ud.remote_qpn))?;
-            set(f, &mut e, "UD_REMOTE_QKEY", u64::from(ud.remote_qkey))?;
-            set(f, &mut e, "UD_AV_INDEX", u64::from(ud.av_index))?;
-        }
-        encode_sges(f, &mut e, &self.sges)?;
-        Ok(e)
+    let mut e = vec![0u8; usize::from(f.size)];
+    set(f, &mut e, "WR_ID", wr.wr_id)?;
+    set(f, &mut e, "OPCODE", u64::from(wr.opcode.code()))?;
+    set(f, &mut e, "FLAGS", u64::from(wr.flags.bits()))?;
+    set(f, &mut e, "IMM", u64::from(wr.imm))?;
+    set(f, &mut e, "REMOTE_ADDR", wr.remote_addr)?;
+    set(f, &mut e, "RKEY", u64::from(wr.rkey))?;
+    set(f, &mut e, "COMPARE_ADD", wr.compare_add)?;
+    set(f, &mut e, "SWAP", wr.swap)?;
+    if let Some(ud) = &wr.ud {
+        set(f, &mut e, "UD_REMOTE_QPN", u64::from(ud.remote_qpn))?;
+        set(f, &mut e, "UD_REMOTE_QKEY", u64::from(ud.remote_qkey))?;
+        set(f, &mut e, "UD_AV_INDEX", u64::from(av_index))?;
     }
+    encode_sges(f, &mut e, &wr.sg_list)?;
+    Ok(e)
 }
 
-/// A receive work request as the `recv_wqe` format holds it.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct RecvWqe {
-    pub wr_id: u64,
-    /// At most as many as the format has (3).
-    pub sges: Vec<Sge>,
-}
-
-impl RecvWqe {
-    /// The `recv_wqe` entry; refuses more scatter/gather entries than the format has.
-    pub fn encode(&self) -> Result<Vec<u8>> {
-        let mut e = vec![0u8; usize::from(RECV_WQE.size)];
-        set(&RECV_WQE, &mut e, "WR_ID", self.wr_id)?;
-        encode_sges(&RECV_WQE, &mut e, &self.sges)?;
-        Ok(e)
-    }
+/// The `recv_wqe` entry of a verbs receive work request; refuses more scatter/gather entries
+/// than the format has.
+pub fn encode_recv(wr: &RecvWr) -> Result<Vec<u8>> {
+    let mut e = vec![0u8; usize::from(RECV_WQE.size)];
+    set(&RECV_WQE, &mut e, "WR_ID", wr.wr_id)?;
+    encode_sges(&RECV_WQE, &mut e, &wr.sg_list)?;
+    Ok(e)
 }
 
 /// A completion as the `cqe` format holds it, every field decoded.
@@ -446,6 +391,7 @@ mod tests {
 
     use super::*;
     use crate::transport::DmaRegion;
+    use crate::verbs::{AddressVector, MacAddr, UdDest, WrOpcode};
 
     // The fake device reads the register map as REGISTERS.md prints it, written out by hand:
     // a second reading of the map, not the driver's.
@@ -1076,7 +1022,7 @@ mod tests {
                 lkey: 0xA000_0000 | i,
             })
             .collect();
-        let w = SendWqe {
+        let w = SendWr {
             wr_id: 0x0102_0304_0506_0708,
             opcode: WrOpcode::AtomicCmpAndSwp,
             flags: SendFlags::SIGNALED | SendFlags::FENCE,
@@ -1085,12 +1031,16 @@ mod tests {
             rkey: 0x1357_9BDF,
             compare_add: 0xC0C1_C2C3_C4C5_C6C7,
             swap: 0x5A5B_5C5D_5E5F_6061,
-            ud: Some(UdWqe {
+            ud: Some(UdDest {
+                av: AddressVector::new(
+                    MacAddr([2, 0, 0, 0, 0, 1]),
+                    "10.0.0.1".parse().unwrap(),
+                    "10.0.0.2".parse().unwrap(),
+                ),
                 remote_qpn: 0x00AB_CDEF,
                 remote_qkey: 0x1122_3344,
-                av_index: 0xBEEF,
             }),
-            sges,
+            sg_list: sges,
         };
         let mut want = [0u8; 128];
         want[0x00..0x08].copy_from_slice(&[0x08, 0x07, 0x06, 0x05, 0x04, 0x03, 0x02, 0x01]);
@@ -1111,7 +1061,7 @@ mod tests {
             want[at + 8..at + 12].copy_from_slice(&[0, i as u8 + 1, 0, 0]);
             want[at + 12..at + 16].copy_from_slice(&[i as u8, 0, 0, 0xA0]);
         }
-        assert_eq!(w.encode().unwrap(), want);
+        assert_eq!(encode_send(&w, 0xBEEF).unwrap(), want);
 
         // The opcodes by number; a short list leaves the later SGEs and the UD words zero.
         for (op, code) in [
@@ -1123,16 +1073,17 @@ mod tests {
             (WrOpcode::AtomicCmpAndSwp, 5),
             (WrOpcode::AtomicFetchAndAdd, 6),
         ] {
-            let mut s = SendWqe::new(7, op);
+            let mut s = SendWr::new(7, op);
             s.flags = SendFlags::SOLICITED;
-            s.sges = w.sges[..1].to_vec();
+            s.sg_list = w.sg_list[..1].to_vec();
             let mut want = [0u8; 128];
             want[0] = 7;
             want[0x08] = code;
             want[0x09] = 4;
             want[0x0A] = 1;
-            want[0x40..0x50].copy_from_slice(&w.encode().unwrap()[0x40..0x50]);
-            assert_eq!(s.encode().unwrap(), want, "{op:?}");
+            want[0x40..0x50].copy_from_slice(&encode_send(&w, 0).unwrap()[0x40..0x50]);
+            // The AV index means nothing without UD.
+            assert_eq!(encode_send(&s, 0xBEEF).unwrap(), want, "{op:?}");
         }
     }
 
@@ -1143,26 +1094,31 @@ mod tests {
             length: 2,
             lkey: 3,
         };
-        let mut s = SendWqe::new(1, WrOpcode::Send);
-        s.sges = vec![sge; 5];
-        let e = s.encode().unwrap_err();
+        let mut s = SendWr::new(1, WrOpcode::Send);
+        s.sg_list = vec![sge; 5];
+        let e = encode_send(&s, 0).unwrap_err();
         assert!(
             e.0.contains("5 scatter/gather") && e.0.contains("at most 4"),
             "{e}"
         );
-        s.sges = vec![sge; 4];
-        assert!(s.encode().is_ok());
+        s.sg_list = vec![sge; 4];
+        assert!(encode_send(&s, 0).is_ok());
         s.flags = SendFlags::SIGNALED | SendFlags::INLINE;
-        let e = s.encode().unwrap_err();
+        let e = encode_send(&s, 0).unwrap_err();
         assert!(e.0.contains("INLINE"), "{e}");
         s.flags = SendFlags(0x80);
-        assert!(s.encode().is_err());
+        assert!(encode_send(&s, 0).is_err());
         s.flags = SendFlags::NONE;
-        s.ud = Some(UdWqe {
+        s.ud = Some(UdDest {
+            av: AddressVector::new(
+                MacAddr([2, 0, 0, 0, 0, 1]),
+                "10.0.0.1".parse().unwrap(),
+                "10.0.0.2".parse().unwrap(),
+            ),
             remote_qpn: 1 << 24,
-            ..UdWqe::default()
+            remote_qkey: 0,
         });
-        let e = s.encode().unwrap_err();
+        let e = encode_send(&s, 0).unwrap_err();
         assert!(
             e.0.contains("UD_REMOTE_QPN") && e.0.contains("24 bits"),
             "{e}"
@@ -1172,9 +1128,9 @@ mod tests {
     /// REGISTERS.md, by hand: WR_ID 0x00 (8), NUM_SGE 0x08, SGE i at 0x10 + 16 i.
     #[test]
     fn recv_wqe_bytes_are_the_map_s() {
-        let r = RecvWqe {
+        let r = RecvWr {
             wr_id: 0xF0E0_D0C0_B0A0_9080,
-            sges: (0..3u32)
+            sg_list: (0..3u32)
                 .map(|i| Sge {
                     addr: 0x10 * u64::from(i + 1),
                     length: 0x0102_0300 + i,
@@ -1191,17 +1147,17 @@ mod tests {
             want[at + 8..at + 12].copy_from_slice(&[i as u8, 0x03, 0x02, 0x01]);
             want[at + 12..at + 16].copy_from_slice(&[i as u8, 0x0C, 0x0B, 0x0A]);
         }
-        assert_eq!(r.encode().unwrap(), want);
-        let four = RecvWqe {
+        assert_eq!(encode_recv(&r).unwrap(), want);
+        let four = RecvWr {
             wr_id: 0,
-            sges: vec![r.sges[0]; 4],
+            sg_list: vec![r.sg_list[0]; 4],
         };
-        let e = four.encode().unwrap_err();
+        let e = encode_recv(&four).unwrap_err();
         assert!(e.0.contains("at most 3"), "{e}");
         // Posted, it is what the fetch engine reads.
         let mut t = Fake::new();
         let mut q = WorkRing::new(&mut t, WorkKind::Receive, 9, 1, 2).unwrap();
-        assert_eq!(q.post(&mut t, &r.encode().unwrap()).unwrap(), 0);
+        assert_eq!(q.post(&mut t, &encode_recv(&r).unwrap()).unwrap(), 0);
         assert_eq!(t.fetch(RQ, 9, 64), Some(want.to_vec()));
     }
 }

@@ -9,9 +9,9 @@
 //! from the request the hardware fetched (not from what the driver posted).
 
 use rnic_cosim::host::DeviceConfig;
-use rnic_driver::queues::{CompletionRing, RecvWqe, SendWqe, WorkKind, WorkRing};
+use rnic_driver::queues::{CompletionRing, WorkKind, WorkRing, encode_recv, encode_send};
 use rnic_driver::transport::{Budget, SimTransport};
-use rnic_driver::verbs::{Sge, WcOpcode, WcStatus, WrOpcode};
+use rnic_driver::verbs::{RecvWr, SendWr, Sge, WcOpcode, WcStatus, WrOpcode};
 use rnic_regmap::desc::{CQE, RECV_WQE, SEND_WQE, SGE};
 
 const OPS: [WrOpcode; 7] = [
@@ -87,31 +87,24 @@ fn run(cfg: DeviceConfig, per_ring: u64) {
                 let wr_id = 0xC0DE_0000_0000 | (r as u64) << 24 | n;
                 let entry = match ring.kind() {
                     WorkKind::Send => {
-                        let mut w = SendWqe::new(wr_id, OPS[n as usize % OPS.len()]);
+                        let mut w = SendWr::new(wr_id, OPS[n as usize % OPS.len()]);
                         w.imm = n as u32;
                         w.remote_addr = n << 12;
                         w.rkey = 0x100 | n as u32;
                         w.compare_add = n;
                         w.swap = !n;
-                        w.sges = (0..(n % 5))
+                        w.sg_list = (0..(n % 5))
                             .map(|i| Sge {
                                 addr: 0x1000 * i,
                                 length: 64 * (i as u32 + 1),
                                 lkey: 0x200 + i as u32,
                             })
                             .collect();
-                        w.encode().unwrap()
+                        encode_send(&w, 0).unwrap()
                     }
-                    WorkKind::Receive => RecvWqe {
-                        wr_id,
-                        sges: vec![Sge {
-                            addr: 0x8000,
-                            length: 4096,
-                            lkey: 0x300,
-                        }],
+                    WorkKind::Receive => {
+                        encode_recv(&RecvWr::new(wr_id).sge(0x8000, 4096, 0x300)).unwrap()
                     }
-                    .encode()
-                    .unwrap(),
                 };
                 let index = ring.post(&mut t, &entry).unwrap();
                 posted[r].push((wr_id, index, entry));
