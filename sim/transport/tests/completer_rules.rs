@@ -28,12 +28,9 @@ use std::net::{IpAddr, Ipv4Addr, Ipv6Addr};
 use common::*;
 use rnic_transport::ops::*;
 use rnic_transport::*;
-use rnic_wire::bth::BthRepr;
-use rnic_wire::eth::EthRepr;
-use rnic_wire::ext::{Aeth, AtomicEth, ExtHeaders, Reth};
-use rnic_wire::ipv4::Ipv4Repr;
+use rnic_wire::ext::{Aeth, AtomicEth, Reth};
 use rnic_wire::ipv6::Ipv6Repr;
-use rnic_wire::udp::{ROCE_PORT, UdpRepr};
+use rnic_wire::udp::ROCE_PORT;
 use rnic_wire::{IpRepr, RoceFrame};
 
 const E: u32 = 0x1000; // A's first PSN, B's expected PSN (Cfg::default)
@@ -111,35 +108,9 @@ fn read_to_b(p: &Pair, psn: u32, va: u64, rkey: u32, len: u32) -> RoceFrame {
 /// The bytes of an ACKNOWLEDGE from B's QP to A's with `syndrome`, built by hand (the peer's
 /// side of a completer test).
 fn ack_to_a(p: &Pair, syndrome: u8, psn: u32, msn: u32) -> Vec<u8> {
-    RoceFrame {
-        eth: EthRepr {
-            dst: MAC_A,
-            src: MAC_B,
-            vlan: None,
-        },
-        ip: IpRepr::V4(Ipv4Repr {
-            src: IP_B,
-            dst: IP_A,
-            dscp: 0,
-            ecn: 0,
-            ttl: 64,
-            ident: 0,
-            dont_frag: true,
-        }),
-        udp: UdpRepr {
-            src_port: rxe_source_port(p.b.qpn),
-            dst_port: ROCE_PORT,
-            checksum: 0,
-        },
-        bth: BthRepr::new(RC_ACKNOWLEDGE, p.a.qpn, psn),
-        ext: ExtHeaders {
-            aeth: Some(Aeth { syndrome, msn }),
-            ..Default::default()
-        },
-        payload: Vec::new(),
-    }
-    .build()
-    .expect("a buildable ACK")
+    let mut f = p.frame(Dir::BtoA, RC_ACKNOWLEDGE, psn);
+    f.ext.aeth = Some(Aeth { syndrome, msn });
+    f.build().expect("a buildable ACK")
 }
 
 /// (opcode, PSN, payload length, AETH syndrome and MSN) of an answer.

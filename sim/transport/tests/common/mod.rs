@@ -408,17 +408,21 @@ impl Pair {
         self.wire.iter().filter(|w| w.dir == dir).collect()
     }
 
-    /// A request from A's QP to B's QP with `opcode` and `psn` (AckReq set, nothing else).
-    pub fn request(&self, opcode: u8, psn: u32) -> RoceFrame {
+    /// A frame between the pair's QPs in `dir` with `opcode` and `psn` (nothing else set).
+    pub fn frame(&self, dir: Dir, opcode: u8, psn: u32) -> RoceFrame {
+        let ((src_mac, src_ip, src_qpn), (dst_mac, dst_ip, dst_qpn)) = match dir {
+            Dir::AtoB => ((MAC_A, IP_A, self.a.qpn), (MAC_B, IP_B, self.b.qpn)),
+            Dir::BtoA => ((MAC_B, IP_B, self.b.qpn), (MAC_A, IP_A, self.a.qpn)),
+        };
         RoceFrame {
             eth: EthRepr {
-                dst: MAC_B,
-                src: MAC_A,
+                dst: dst_mac,
+                src: src_mac,
                 vlan: None,
             },
             ip: IpRepr::V4(Ipv4Repr {
-                src: IP_A,
-                dst: IP_B,
+                src: src_ip,
+                dst: dst_ip,
                 dscp: 0,
                 ecn: 0,
                 ttl: 64,
@@ -426,17 +430,21 @@ impl Pair {
                 dont_frag: true,
             }),
             udp: UdpRepr {
-                src_port: rxe_source_port(self.a.qpn),
+                src_port: rxe_source_port(src_qpn),
                 dst_port: ROCE_PORT,
                 checksum: 0,
             },
-            bth: BthRepr {
-                ack_req: true,
-                ..BthRepr::new(opcode, self.b.qpn, psn)
-            },
+            bth: BthRepr::new(opcode, dst_qpn, psn),
             ext: ExtHeaders::default(),
             payload: Vec::new(),
         }
+    }
+
+    /// A request from A's QP to B's QP with `opcode` and `psn` (AckReq set, nothing else).
+    pub fn request(&self, opcode: u8, psn: u32) -> RoceFrame {
+        let mut f = self.frame(Dir::AtoB, opcode, psn);
+        f.bth.ack_req = true;
+        f
     }
 
     /// Delivers raw bytes to B as if A had sent them, then returns what B sends in answer
