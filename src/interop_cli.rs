@@ -63,10 +63,9 @@ struct RunSummary {
     counters: Vec<(String, u64)>,
 }
 
-/// Connects to the guest's forwarded port once its tool listens: the guest says so on its
-/// console ([`interop::LISTENING`]); QEMU's forward accepts at once and closes again while
-/// nothing listens in the guest, so a connection that also stays open for a moment without
-/// data is the tool's.
+/// Connects to the guest's forwarded port once its tool listens, as the guest says on its
+/// console ([`interop::LISTENING`]): QEMU's forward accepts a connection whether or not
+/// anything listens in the guest, and resets it later if nothing does.
 fn connect_when_listening(port: u16, console: &Path, deadline: Instant) -> Result<TcpStream> {
     loop {
         if Instant::now() >= deadline {
@@ -75,27 +74,12 @@ fn connect_when_listening(port: u16, console: &Path, deadline: Instant) -> Resul
         let listening = fs::read_to_string(console)
             .map(|c| c.lines().any(|l| l.trim() == interop::LISTENING))
             .unwrap_or(false);
-        if !listening {
-            std::thread::sleep(Duration::from_millis(100));
-            continue;
-        }
-        if let Ok(s) = TcpStream::connect(("127.0.0.1", port)) {
-            s.set_read_timeout(Some(Duration::from_millis(700)))?;
-            let mut b = [0u8; 1];
-            match s.peek(&mut b) {
-                Err(e)
-                    if matches!(
-                        e.kind(),
-                        std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
-                    ) =>
-                {
-                    s.set_read_timeout(None)?;
-                    return Ok(s);
-                }
-                _ => {}
+        if listening {
+            if let Ok(s) = TcpStream::connect(("127.0.0.1", port)) {
+                return Ok(s);
             }
         }
-        std::thread::sleep(Duration::from_millis(300));
+        std::thread::sleep(Duration::from_millis(100));
     }
 }
 

@@ -31,7 +31,7 @@ pub(crate) const MAX_LOG_SIZE: u32 = 15;
 /// bits; a value wider than the field is an error naming both.
 pub(crate) fn ring_field(reg: &str, field: &str, v: u32) -> Result<u32> {
     let f = regs::ring_register(reg)
-        .and_then(|r| r.fields.iter().find(|f| f.name == field))
+        .and_then(|r| r.field(field))
         .unwrap_or_else(|| panic!("{reg}.{field} is in the map"));
     if u64::from(v) >> f.width != 0 {
         return Err(TransportError(format!(
@@ -44,9 +44,7 @@ pub(crate) fn ring_field(reg: &str, field: &str, v: u32) -> Result<u32> {
 
 /// Bit of interrupt cause `cause` (`CQ`, `RAW_RX`, ...) in IRQ_ENABLE and IRQ_STATUS.
 pub(crate) fn irq_bit(cause: &str) -> u32 {
-    regs::IRQ_FIELDS
-        .iter()
-        .find(|f| f.name == cause)
+    regs::irq_cause(cause)
         .unwrap_or_else(|| panic!("interrupt cause {cause} is in the map"))
         .mask()
 }

@@ -27,9 +27,6 @@
 
 use rust_hdl::prelude::*;
 
-/// Bits of a client's tag at the top arbiter.
-pub const CLIENT_TAG_BITS: usize = 7;
-
 #[derive(LogicBlock)]
 pub struct DmaArbiter<const T: usize, const M: usize> {
     pub clock: Signal<In, Clock>,

@@ -172,7 +172,6 @@ pub struct HostNic {
     store: Signal<Local, Bits<768>>,
     k_zero32: Constant<Bits<32>>,
     k_one32: Constant<Bits<32>>,
-    k_two32: Constant<Bits<32>>,
     k_zero4: Constant<Bits<4>>,
     k_zero6: Constant<Bits<6>>,
     k_zero8: Constant<Bits<8>>,
@@ -192,15 +191,12 @@ impl HostNic {
         let entries = table(&HOST_BUILD).expect("the host register table");
         assert_eq!(LOG_QUEUES, 6, "the queue paths have 2^6 rings");
         let irq = |name: &str| {
-            let f = rnic_regmap::regs::IRQ_FIELDS
-                .iter()
-                .find(|f| f.name == name)
-                .expect("an interrupt cause");
+            let f = rnic_regmap::regs::irq_cause(name).expect("an interrupt cause");
             Constant::new(bits::<32>(u64::from(f.mask())))
         };
         let size_field = |name: &str| {
             rnic_regmap::regs::ring_register("SIZE")
-                .and_then(|r| r.fields.iter().find(|f| f.name == name))
+                .and_then(|r| r.field(name))
                 .expect("a SIZE field")
                 .mask()
         };
@@ -333,7 +329,6 @@ impl HostNic {
             store: Default::default(),
             k_zero32: Constant::new(bits::<32>(0)),
             k_one32: Constant::new(bits::<32>(1)),
-            k_two32: Constant::new(bits::<32>(2)),
             k_zero4: Constant::new(bits::<4>(0)),
             k_zero6: Constant::new(bits::<6>(0)),
             k_zero8: Constant::new(bits::<8>(0)),
@@ -767,7 +762,9 @@ impl Logic for HostNic {
         self.rx.m_bypass_tready.next = self.raw_rx.s_axis_tready.val();
 
         // ---- Counters. A fetched request ends on its last beat; one the host refused to
-        // read comes out with err on its beats.
+        // read comes out with err on its beats. Every read event (a request fetched, a read
+        // error) comes with a beat of the shared read data channel and every write error with
+        // a write done, one per cycle, so ORing the engines' events counts each once.
         self.sq_fetched.next = self.sq.m_wqe_valid.val() & self.sq.m_wqe_last.val();
         self.rq_fetched.next = self.rq.m_wqe_valid.val() & self.rq.m_wqe_last.val();
         self.wqe_rd_err.next = (self.sq_fetched.val() & self.sq.m_wqe_err.val())
@@ -799,12 +796,8 @@ impl Logic for HostNic {
         if self.raw_rx.ev_frame.val() {
             self.cnt_raw_rx.d.next = self.cnt_raw_rx.q.val() + self.k_one32.val();
         }
-        // Both fetch engines may end a request in one cycle.
-        if self.sq_fetched.val() ^ self.rq_fetched.val() {
+        if self.sq_fetched.val() | self.rq_fetched.val() {
             self.cnt_wqe.d.next = self.cnt_wqe.q.val() + self.k_one32.val();
-        }
-        if self.sq_fetched.val() & self.rq_fetched.val() {
-            self.cnt_wqe.d.next = self.cnt_wqe.q.val() + self.k_two32.val();
         }
         if self.cq.ev_written.val() {
             self.cnt_cqe.d.next = self.cnt_cqe.q.val() + self.k_one32.val();

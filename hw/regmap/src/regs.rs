@@ -90,6 +90,11 @@ impl Register {
         self
     }
 
+    /// Its field `name`.
+    pub fn field(&self, name: &str) -> Option<&'static Field> {
+        self.fields.iter().find(|f| f.name == name)
+    }
+
     /// The bits that exist: those of its fields, or the whole word if it has none.
     pub fn mask(&self) -> u32 {
         if self.fields.is_empty() {
@@ -107,6 +112,11 @@ pub fn qualified_name(block: &str, queue: Option<u32>, reg: &str) -> String {
         Some(q) => format!("{block}[{q}].{reg}"),
         None => format!("{block}.{reg}"),
     }
+}
+
+/// An interrupt cause (`CQ`, `RAW_RX`, ...): its bit in IRQ_ENABLE and IRQ_STATUS.
+pub fn irq_cause(name: &str) -> Option<&'static Field> {
+    IRQ_FIELDS.iter().find(|f| f.name == name)
 }
 
 /// A ring register (of every queue block) by name.

@@ -12,18 +12,28 @@
 use rnic_cosim::axis::Rng;
 use rnic_cosim::host::{DeviceConfig, Fetched, SimDevice};
 use rnic_regmap::desc::{CQE, RECV_WQE, SEND_WQE};
-use rnic_regmap::regs::{self, IRQ_FIELDS};
+use rnic_regmap::regs;
 
 fn off(block: &str, name: &str, q: Option<u32>) -> u32 {
     regs::offset(block, name, q).unwrap_or_else(|| panic!("{block}.{name} {q:?}"))
 }
 
 fn irq_bit(name: &str) -> u32 {
-    IRQ_FIELDS.iter().find(|f| f.name == name).unwrap().mask()
+    regs::irq_cause(name).unwrap().mask()
 }
 
-const ENABLE: u32 = 1 << 8;
-const ARM: u32 = 1 << 9;
+/// The bits of field `field` of register `reg` (its own or a queue's) of block `block`.
+fn bits_of(block: &str, reg: &str, field: &str) -> u32 {
+    let b = regs::BLOCKS.iter().find(|b| b.name == block).unwrap();
+    let per_queue = b.per_queue.map_or(&[][..], |(_, r)| r);
+    b.registers
+        .iter()
+        .chain(per_queue)
+        .find(|r| r.name == reg)
+        .and_then(|r| r.field(field))
+        .unwrap_or_else(|| panic!("{block}.{reg}.{field}"))
+        .mask()
+}
 
 /// A ring the test programmed: its block, queue, memory and size.
 struct Ring {
@@ -54,7 +64,8 @@ impl Ring {
             .unwrap();
         d.write32(off(self.block, "BASE_HI", q), (base >> 32) as u32)
             .unwrap();
-        d.write32(off(self.block, "SIZE", q), self.log | ENABLE | flags)
+        let enable = bits_of(self.block, "SIZE", "ENABLE");
+        d.write32(off(self.block, "SIZE", q), self.log | enable | flags)
             .unwrap();
     }
 
@@ -165,7 +176,7 @@ fn completion_rings(d: &mut SimDevice, rng: &mut Rng, rounds: u64) {
         .unwrap();
     let armed = Ring::new(d, "completion_queues", 1, 2, usize::from(CQE.size));
     let quiet = Ring::new(d, "completion_queues", 62, 3, usize::from(CQE.size));
-    armed.program(d, armed.base, ARM);
+    armed.program(d, armed.base, bits_of("completion_queues", "SIZE", "ARM"));
     let phase = CQE.field("PHASE").unwrap();
     let (mut cons_a, mut cons_q) = (0u64, 0u64);
     for round in 0..rounds {
@@ -214,12 +225,16 @@ fn completion_rings(d: &mut SimDevice, rng: &mut Rng, rounds: u64) {
         // The armed ring interrupted once (its first entry) and was disarmed.
         assert_eq!(d.env.irq_edges - edges0, 1, "round {round}");
         assert_ne!(d.read32(status).unwrap() & irq_bit("CQ"), 0);
-        assert_eq!(armed.reg(d, "SIZE") & ARM, 0, "disarmed");
+        assert_eq!(
+            armed.reg(d, "SIZE") & bits_of("completion_queues", "SIZE", "ARM"),
+            0,
+            "disarmed"
+        );
         d.write32(status, irq_bit("CQ")).unwrap();
         d.run(4).unwrap();
         assert!(!d.env.irq_line, "the line falls once the cause is cleared");
         // Re-armed for the next round.
-        armed.program(d, armed.base, ARM);
+        armed.program(d, armed.base, bits_of("completion_queues", "SIZE", "ARM"));
     }
 }
 
@@ -242,7 +257,8 @@ fn unmapped_ring(d: &mut SimDevice) {
 fn whole_run(cfg: DeviceConfig, per_ring: u64, rounds: u64) {
     let mut d = SimDevice::new(cfg).unwrap();
     let mut rng = Rng::new(cfg.seed);
-    d.write32(off("ctrl", "CTRL", None), 2).unwrap(); // ENABLE
+    d.write32(off("ctrl", "CTRL", None), bits_of("ctrl", "CTRL", "ENABLE"))
+        .unwrap();
     let fetched0 = counter(&mut d, "WQE_FETCHED");
     work_rings(&mut d, &mut rng, per_ring);
     let fetched = (d.env.engines.fetched[0].len() + d.env.engines.fetched[1].len()) as u32;

@@ -37,10 +37,6 @@ const E: u32 = 0x1000; // A's first PSN, B's expected PSN (Cfg::default)
 const M: usize = 1024; // default path MTU
 const L: u64 = 1_000; // one-way wire latency (Cfg::default), ns
 
-fn wcs_of(wcs: &[WorkCompletion]) -> Vec<(u64, WcStatus)> {
-    wcs.iter().map(|w| (w.wr_id, w.status)).collect()
-}
-
 /// Counters that moved between two snapshots, with by how much.
 fn grown(before: &Counters, after: &Counters) -> BTreeMap<&'static str, u64> {
     before
@@ -91,17 +87,6 @@ fn b_recv(p: &mut Pair, wr_id: u64, len: u32) -> MrInfo {
 fn send_to_b(p: &Pair, psn: u32, len: usize) -> RoceFrame {
     let mut f = p.request(RC_SEND_ONLY, psn);
     f.payload = pattern(len, 0x3C);
-    f
-}
-
-/// A READ request from A to B for `len` bytes at `va`.
-fn read_to_b(p: &Pair, psn: u32, va: u64, rkey: u32, len: u32) -> RoceFrame {
-    let mut f = p.request(RC_READ_REQUEST, psn);
-    f.ext.reth = Some(Reth {
-        va,
-        rkey,
-        dma_len: len,
-    });
     f
 }
 
@@ -156,14 +141,14 @@ fn a_sequence_nak_acknowledges_the_requests_before_its_psn() {
     p.run_until(2 * L);
     let wcs = p.a.wcs();
     assert_eq!(
-        wcs_of(&wcs),
+        wc_summary(&wcs),
         [(1, WcStatus::Success)],
         "the NAK completes SEND 1"
     );
     assert_eq!((wcs[0].opcode, wcs[0].byte_len), (WcOpcode::Send, 100));
 
     p.run();
-    assert_eq!(wcs_of(&p.a.wcs()), [(2, WcStatus::Success)]);
+    assert_eq!(wc_summary(&p.a.wcs()), [(2, WcStatus::Success)]);
     assert_eq!(
         frames(&p, Dir::AtoB),
         [
@@ -193,7 +178,7 @@ fn a_sequence_nak_acknowledges_the_requests_before_its_psn() {
         (1, 0, 2, 0)
     );
     assert_eq!(
-        wcs_of(&p.b.wcs()),
+        wc_summary(&p.b.wcs()),
         [(1, WcStatus::Success), (2, WcStatus::Success)]
     );
     assert_eq!(p.b.mem(r1.lkey)[..100], pattern(1600, 1)[..100]);
@@ -225,7 +210,7 @@ fn an_rnr_nak_acknowledges_the_requests_before_its_psn() {
     p.run_until(2 * L);
     let wcs = p.a.wcs();
     assert_eq!(
-        wcs_of(&wcs),
+        wc_summary(&wcs),
         [(1, WcStatus::Success)],
         "the RNR NAK completes the WRITE"
     );
@@ -233,7 +218,7 @@ fn an_rnr_nak_acknowledges_the_requests_before_its_psn() {
     let rbuf = b_recv(&mut p, 7, 64);
 
     p.run();
-    assert_eq!(wcs_of(&p.a.wcs()), [(2, WcStatus::Success)]);
+    assert_eq!(wc_summary(&p.a.wcs()), [(2, WcStatus::Success)]);
     assert_eq!(
         frames(&p, Dir::AtoB),
         [
@@ -354,7 +339,7 @@ fn an_ack_beyond_an_atomic_without_its_acknowledge_is_an_implied_nak() {
         let c = &p.b.nic.counters;
         assert_eq!((c.resp_executed, c.resp_duplicate), (2, 2));
         assert_eq!(
-            wcs_of(&p.b.wcs()),
+            wc_summary(&p.b.wcs()),
             [(9, WcStatus::Success)],
             "delivered once"
         );
@@ -450,7 +435,7 @@ fn sequence_naks_count_against_retry_cnt() {
             p.run_until(c.fail);
         }
         assert_eq!(
-            wcs_of(&p.a.wcs()),
+            wc_summary(&p.a.wcs()),
             [(1, WcStatus::RetryExcErr), (2, WcStatus::WrFlushErr)],
             "{what}"
         );
@@ -553,8 +538,8 @@ fn a_timeout_starts_a_second_retry_while_a_nak_started_one_is_under_way() {
             "timeout {timeout}: one NAK for the gap"
         );
         if timeout == 8 {
-            assert_eq!(wcs_of(&p.a.wcs()), [(1, WcStatus::Success)]);
-            assert_eq!(wcs_of(&p.b.wcs()), [(9, WcStatus::Success)]);
+            assert_eq!(wc_summary(&p.a.wcs()), [(1, WcStatus::Success)]);
+            assert_eq!(wc_summary(&p.b.wcs()), [(9, WcStatus::Success)]);
             assert_eq!(p.b.mem(rbuf.lkey)[..3000], pattern(3000, 5)[..]);
         } else {
             assert!(p.a.wcs().is_empty());
@@ -628,7 +613,7 @@ fn a_zero_byte_read_takes_one_psn() {
         ),
         (0, vec![(RC_READ_RESPONSE_ONLY, 5, 0)], 6),
     ] {
-        let out = p.inject(&read_to_b(&p, psn, tgt.va, tgt.rkey, len));
+        let out = p.inject(&p.read_request(psn, tgt.va, tgt.rkey, len));
         let got: Vec<_> = out
             .iter()
             .map(|f| (f.bth.opcode, f.bth.psn - E, f.payload.len()))
@@ -757,7 +742,7 @@ fn a_destination_ip_of_ours_but_not_the_avs_is_an_address_mismatch() {
             (dst, IP_A),
             "answered from its AV's address"
         );
-        assert_eq!(wcs_of(&p.b.wcs()), [(wr_id, WcStatus::Success)]);
+        assert_eq!(wc_summary(&p.b.wcs()), [(wr_id, WcStatus::Success)]);
     }
 }
 
@@ -887,7 +872,7 @@ fn a_fenced_send_waits_for_the_read_before_it() {
         p.run();
         assert_eq!(frames(&p, Dir::AtoB), want, "{what}");
         assert_eq!(
-            wcs_of(&p.a.wcs()),
+            wc_summary(&p.a.wcs()),
             [
                 (1, WcStatus::Success),
                 (2, WcStatus::Success),
@@ -901,7 +886,7 @@ fn a_fenced_send_waits_for_the_read_before_it() {
             "{what}"
         );
         assert_eq!(
-            wcs_of(&p.b.wcs()),
+            wc_summary(&p.b.wcs()),
             [(11, WcStatus::Success), (12, WcStatus::Success)]
         );
         assert_eq!(p.b.mem(r1.lkey)[..16], pattern(64, 1)[..16]);
@@ -950,7 +935,7 @@ fn max_rd_atomic_limits_outstanding_reads_and_atomics() {
             .collect();
         assert_eq!(frames(&p, Dir::AtoB), want, "max_rd_atomic {cap}");
         assert_eq!(
-            wcs_of(&p.a.wcs()),
+            wc_summary(&p.a.wcs()),
             [
                 (1, WcStatus::Success),
                 (2, WcStatus::Success),
@@ -984,7 +969,7 @@ fn the_responder_recycles_its_read_resources_beyond_max_dest_rd_atomic() {
         let tgt = p.b.reg_with(&pattern(1024, 4), ALL);
         let t = pattern(1024, 4);
         for k in 0..3u32 {
-            let f = read_to_b(&p, E + k, tgt.va + 100 * u64::from(k), tgt.rkey, 100);
+            let f = p.read_request(E + k, tgt.va + 100 * u64::from(k), tgt.rkey, 100);
             let out = p.inject(&f);
             assert_eq!(
                 out.iter().map(answer).collect::<Vec<_>>(),
@@ -997,7 +982,7 @@ fn the_responder_recycles_its_read_resources_beyond_max_dest_rd_atomic() {
         assert_eq!(p.b.state(), QpState::Rts);
         assert_eq!(p.b.qp().resp.epsn, E + 3);
         for k in 0..3u32 {
-            let f = read_to_b(&p, E + k, tgt.va + 100 * u64::from(k), tgt.rkey, 100);
+            let f = p.read_request(E + k, tgt.va + 100 * u64::from(k), tgt.rkey, 100);
             let out = p.inject(&f);
             let want = if replayed[k as usize] {
                 vec![(RC_READ_RESPONSE_ONLY, E + k, 100, Some((AETH_ACK, 3)))]
@@ -1023,7 +1008,7 @@ fn the_responder_recycles_its_read_resources_beyond_max_dest_rd_atomic() {
         ..Cfg::default()
     });
     let tgt = p.b.reg_with(&pattern(1024, 4), ALL);
-    let out = p.inject(&read_to_b(&p, E, tgt.va, tgt.rkey, 100));
+    let out = p.inject(&p.read_request(E, tgt.va, tgt.rkey, 100));
     assert_eq!(
         out.iter().map(answer).collect::<Vec<_>>(),
         [(RC_ACKNOWLEDGE, E, 0, Some((AETH_NAK_INV_REQ, 0)))]
@@ -1166,7 +1151,7 @@ fn rc_over_ipv6_carries_the_address_vector() {
     assert_eq!(p.wire.len(), 9);
 
     assert_eq!(
-        wcs_of(&p.a.wcs()),
+        wc_summary(&p.a.wcs()),
         [
             (20, WcStatus::Success),
             (1, WcStatus::Success),
@@ -1174,7 +1159,7 @@ fn rc_over_ipv6_carries_the_address_vector() {
         ]
     );
     assert_eq!(
-        wcs_of(&p.b.wcs()),
+        wc_summary(&p.b.wcs()),
         [(10, WcStatus::Success), (3, WcStatus::Success)]
     );
     assert_eq!(p.b.mem(rbuf.lkey)[..3000], pattern(3000, 1)[..]);
@@ -1237,6 +1222,6 @@ fn ipv4_tos_and_udp_source_port_follow_the_address_vector() {
             (Dir::BtoA, RC_ACKNOWLEDGE, 0, 0, 64, b_port),
         ]
     );
-    assert_eq!(wcs_of(&p.a.wcs()), [(1, WcStatus::Success)]);
+    assert_eq!(wc_summary(&p.a.wcs()), [(1, WcStatus::Success)]);
     assert_eq!(p.b.mem(rbuf.lkey)[..1500], pattern(1500, 1)[..]);
 }

@@ -59,10 +59,6 @@ fn assert_nak(f: &RoceFrame, syn: u8, psn: u32) {
     );
 }
 
-fn wc_summary(wcs: &[WorkCompletion]) -> Vec<(u64, WcStatus)> {
-    wcs.iter().map(|w| (w.wr_id, w.status)).collect()
-}
-
 // ---------------------------------------------------------------------------------------------
 // PSN arithmetic: ePSN + 2^23 - 1 is ahead, ePSN + 2^23 is behind; the wrap 0xFFFFFF -> 0.
 // ---------------------------------------------------------------------------------------------
@@ -748,15 +744,7 @@ fn length_errors_are_invalid_requests() {
                 f.payload = pattern(99, 1);
                 f
             }
-            Case::ReadTooLong => {
-                let mut f = p.request(RC_READ_REQUEST, psn);
-                f.ext.reth = Some(Reth {
-                    va: tgt.va,
-                    rkey: tgt.rkey,
-                    dma_len: (1 << 31) + 1,
-                });
-                f
-            }
+            Case::ReadTooLong => p.read_request(psn, tgt.va, tgt.rkey, (1 << 31) + 1),
         };
         let before = p.b.mem(tgt.lkey);
         let out = p.inject(&f);

@@ -7,7 +7,6 @@ mod common;
 use common::*;
 use rnic_transport::ops::*;
 use rnic_wire::RoceFrame;
-use rnic_wire::ext::Reth;
 
 fn send(p: &Pair, opcode: u8, psn: u32, ack_req: bool) -> RoceFrame {
     let mut f = p.request(opcode, psn);
@@ -39,16 +38,6 @@ fn every_duplicate_packet_is_acked_even_without_ackreq() {
     assert_eq!(p.b.nic.counters.resp_duplicate, 2);
 }
 
-fn read(p: &Pair, psn: u32, va: u64, rkey: u32, len: u32) -> RoceFrame {
-    let mut f = p.request(RC_READ_REQUEST, psn);
-    f.ext.reth = Some(Reth {
-        va,
-        rkey,
-        dma_len: len,
-    });
-    f
-}
-
 /// A duplicate READ that starts inside the original is answered from MIDDLE (no FIRST), and
 /// rxe then keeps the replayed address as the resource's start with the original length, so
 /// the original request repeated afterwards falls outside it and is dropped.
@@ -58,7 +47,7 @@ fn a_read_replayed_from_its_middle_starts_with_middle_and_moves_the_saved_start(
     let e = 0x1000;
     let data = pattern(3072, 7);
     let mr = p.b.reg_with(&data, ALL);
-    let out = p.inject(&read(&p, e, mr.va, mr.rkey, 3072));
+    let out = p.inject(&p.read_request(e, mr.va, mr.rkey, 3072));
     let ops: Vec<u8> = out.iter().map(|f| f.bth.opcode).collect();
     assert_eq!(
         ops,
@@ -69,7 +58,7 @@ fn a_read_replayed_from_its_middle_starts_with_middle_and_moves_the_saved_start(
         ]
     );
     // The requester lost the MIDDLE and asks again from there.
-    let out = p.inject(&read(&p, e + 1, mr.va + 1024, mr.rkey, 2048));
+    let out = p.inject(&p.read_request(e + 1, mr.va + 1024, mr.rkey, 2048));
     let got: Vec<(u8, u32)> = out.iter().map(|f| (f.bth.opcode, f.bth.psn)).collect();
     assert_eq!(
         got,
@@ -81,7 +70,7 @@ fn a_read_replayed_from_its_middle_starts_with_middle_and_moves_the_saved_start(
     assert_eq!(out[0].payload, data[1024..2048]);
     assert_eq!(out[1].payload, data[2048..]);
     // The original again: outside the moved resource, dropped.
-    let out = p.inject(&read(&p, e, mr.va, mr.rkey, 3072));
+    let out = p.inject(&p.read_request(e, mr.va, mr.rkey, 3072));
     assert!(out.is_empty(), "{out:?}");
     assert_eq!(p.b.nic.counters.resp_duplicate_dropped, 1);
 }

@@ -13,10 +13,11 @@
 use std::collections::VecDeque;
 use std::net::{IpAddr, Ipv4Addr};
 
+use rnic_transport::ops::RC_READ_REQUEST;
 use rnic_transport::*;
 use rnic_wire::bth::BthRepr;
 use rnic_wire::eth::EthRepr;
-use rnic_wire::ext::ExtHeaders;
+use rnic_wire::ext::{ExtHeaders, Reth};
 use rnic_wire::ipv4::Ipv4Repr;
 use rnic_wire::udp::{ROCE_PORT, UdpRepr};
 use rnic_wire::{IpRepr, MacAddr, RoceFrame, RocePacket};
@@ -447,6 +448,17 @@ impl Pair {
         f
     }
 
+    /// A READ request from A's QP to B's for `len` bytes at `va` under `rkey`.
+    pub fn read_request(&self, psn: u32, va: u64, rkey: u32, len: u32) -> RoceFrame {
+        let mut f = self.request(RC_READ_REQUEST, psn);
+        f.ext.reth = Some(Reth {
+            va,
+            rkey,
+            dma_len: len,
+        });
+        f
+    }
+
     /// Delivers raw bytes to B as if A had sent them, then returns what B sends in answer
     /// (logged on the wire as B -> A, but not delivered to A).
     pub fn inject_bytes(&mut self, bytes: &[u8]) -> Vec<RoceFrame> {
@@ -490,4 +502,9 @@ pub fn syndrome(f: &RoceFrame) -> u8 {
         "expected an ACKNOWLEDGE, got {f:?}"
     );
     f.ext.aeth.expect("an ACKNOWLEDGE carries an AETH").syndrome
+}
+
+/// (wr_id, status) of each work completion, in order.
+pub fn wc_summary(wcs: &[WorkCompletion]) -> Vec<(u64, WcStatus)> {
+    wcs.iter().map(|w| (w.wr_id, w.status)).collect()
 }
