@@ -92,6 +92,26 @@ pub const TOPS: &[Top] = &[
         name: "wq_path",
         verilog: || verilog_of(crate::wq_path::WqPath::<2, 4>::new(6)),
     },
+    // A FIFO of 16 transport headers.
+    Top {
+        name: "header_fifo",
+        verilog: || {
+            verilog_of(crate::header_fifo::HeaderFifo::<
+                { crate::transport_header::TH_BITS },
+                4,
+            >::default())
+        },
+    },
+    // The demultiplexer of transport headers and payloads by opcode class.
+    Top {
+        name: "opcode_demux",
+        verilog: || verilog_of(crate::opcode_demux::OpcodeDemux::default()),
+    },
+    // The receive parser, header FIFO and demultiplexer: the transport's receive path.
+    Top {
+        name: "transport_rx",
+        verilog: || verilog_of(crate::transport_rx::TransportRx::default()),
+    },
     // The host interface: CSR port and register file in front of the receive parser.
     Top {
         name: "host_nic",

@@ -16,5 +16,6 @@ pub mod need;
 pub mod packet_dut;
 pub mod ports;
 pub mod rx_model;
+pub mod transport;
 pub mod tx_dut;
 pub mod verilated;

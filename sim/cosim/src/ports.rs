@@ -13,10 +13,17 @@ use rust_hdl::prelude::*;
 use crate::lockstep::Mismatch;
 use crate::verilated::{Port, Verilated};
 
-/// A port value as the bench sees it: at most 64 bits.
-pub trait PortValue {
+/// A port value as the bench sees it: a 64-bit word, or 64-bit words (least significant
+/// first) for a wider port.
+pub trait PortValue: Sized {
     fn from_u64(v: u64) -> Self;
     fn as_u64(&self) -> u64;
+    fn from_words(w: &[u64]) -> Self {
+        Self::from_u64(w.first().copied().unwrap_or(0))
+    }
+    fn to_words(&self) -> Vec<u64> {
+        vec![self.as_u64()]
+    }
 }
 
 impl PortValue for bool {
@@ -30,11 +37,23 @@ impl PortValue for bool {
 
 impl<const N: usize> PortValue for Bits<N> {
     fn from_u64(v: u64) -> Self {
-        let masked = if N >= 64 { v } else { v & ((1u64 << N) - 1) };
+        if N > 64 {
+            return rnic_hw::header_extract::bits_from_words::<N>(&[v]);
+        }
+        let masked = if N == 64 { v } else { v & ((1u64 << N) - 1) };
         bits::<N>(masked)
     }
     fn as_u64(&self) -> u64 {
+        if N > 64 {
+            return rnic_hw::header_extract::words_of(*self)[0];
+        }
         self.to_u64()
+    }
+    fn from_words(w: &[u64]) -> Self {
+        rnic_hw::header_extract::bits_from_words::<N>(w)
+    }
+    fn to_words(&self) -> Vec<u64> {
+        rnic_hw::header_extract::words_of(*self)
     }
 }
 
@@ -45,6 +64,9 @@ pub trait HdlPorts: Block {
     fn set_clock(&mut self, high: bool);
     fn set_input(&mut self, i: usize, v: u64);
     fn get_output(&self, o: usize) -> u64;
+    /// Wide ports: 64-bit words, least significant first.
+    fn set_input_words(&mut self, i: usize, w: &[u64]);
+    fn get_output_words(&self, o: usize) -> Vec<u64>;
 }
 
 /// Lists a block's ports (besides `clock`) for [`HdlPorts`]: every name must be a field of
@@ -81,6 +103,29 @@ macro_rules! hdl_ports {
                 )*
                 panic!("no output {o}");
             }
+            #[allow(unused_assignments)]
+            fn set_input_words(&mut self, i: usize, w: &[u64]) {
+                let mut k = 0usize;
+                $(
+                    if i == k {
+                        self.$i.next = $crate::ports::PortValue::from_words(w);
+                        return;
+                    }
+                    k += 1;
+                )*
+                panic!("no input {i}");
+            }
+            #[allow(unused_assignments)]
+            fn get_output_words(&self, o: usize) -> Vec<u64> {
+                let mut k = 0usize;
+                $(
+                    if o == k {
+                        return $crate::ports::PortValue::to_words(&self.$o.val());
+                    }
+                    k += 1;
+                )*
+                panic!("no output {o}");
+            }
         }
     };
 }
@@ -91,8 +136,12 @@ pub trait PortDut {
     fn outputs(&self) -> &'static [&'static str];
     /// Drives input `i` (held until changed).
     fn set(&mut self, i: usize, v: u64);
-    /// Output `o` as of the last settle.
+    /// Output `o` as of the last settle (its low word if it is wider than 64 bits).
     fn get(&self, o: usize) -> u64;
+    /// Drives a port of any width from 64-bit words, least significant first.
+    fn set_words(&mut self, i: usize, w: &[u64]);
+    /// Output `o` of any width as 64-bit words, least significant first.
+    fn get_words(&self, o: usize) -> Vec<u64>;
     /// Evaluates with the clock low; a lock-step pair reports its first disagreement.
     fn settle(&mut self) -> Result<(), Mismatch>;
     /// One rising clock edge, inputs held.
@@ -143,6 +192,12 @@ impl<B: HdlPorts> PortDut for HdlPortSim<B> {
     fn get(&self, o: usize) -> u64 {
         self.uut.get_output(o)
     }
+    fn set_words(&mut self, i: usize, w: &[u64]) {
+        self.uut.set_input_words(i, w);
+    }
+    fn get_words(&self, o: usize) -> Vec<u64> {
+        self.uut.get_output_words(o)
+    }
     fn settle(&mut self) -> Result<(), Mismatch> {
         self.uut.set_clock(false);
         assert!(
@@ -173,6 +228,8 @@ pub struct VerilatedPorts {
     ins: Vec<Port>,
     outs: Vec<Port>,
     values: Vec<u64>,
+    /// The words of each output wider than 64 bits (empty for a narrow one).
+    wide: Vec<Vec<u64>>,
     cycle: u64,
 }
 
@@ -188,11 +245,17 @@ impl VerilatedPorts {
         outputs: &'static [&'static str],
     ) -> Result<Self, String> {
         let model = Verilated::new(top).ok_or_else(|| format!("no verilated top {top}"))?;
+        let mut wide = Vec::new();
         for n in inputs.iter().chain(outputs) {
             let p = model.desc().ports.iter().find(|p| p.name == *n);
             match p {
-                Some(p) if p.width > 64 => {
-                    return Err(format!("port {n} of {top} is wider than 64 bits"));
+                Some(p) if !p.input => {
+                    let words = if p.width > 64 {
+                        (p.width as usize).div_ceil(64)
+                    } else {
+                        0
+                    };
+                    wide.push(vec![0; words]);
                 }
                 Some(_) => {}
                 None => return Err(format!("top {top} has no port {n}")),
@@ -206,6 +269,7 @@ impl VerilatedPorts {
             inputs,
             outputs,
             values: vec![0; outputs.len()],
+            wide,
             cycle: 0,
         };
         // Evaluate once with the clock low, or the first rising edge is missed.
@@ -228,11 +292,26 @@ impl PortDut for VerilatedPorts {
     fn get(&self, o: usize) -> u64 {
         self.values[o]
     }
+    fn set_words(&mut self, i: usize, w: &[u64]) {
+        self.model.set_wide(self.ins[i], w);
+    }
+    fn get_words(&self, o: usize) -> Vec<u64> {
+        if self.wide[o].is_empty() {
+            vec![self.values[o]]
+        } else {
+            self.wide[o].clone()
+        }
+    }
     fn settle(&mut self) -> Result<(), Mismatch> {
         self.model.set(self.clock, 0);
         self.model.eval();
-        for (v, p) in self.values.iter_mut().zip(&self.outs) {
-            *v = self.model.get(*p);
+        for ((v, w), p) in self.values.iter_mut().zip(&mut self.wide).zip(&self.outs) {
+            if w.is_empty() {
+                *v = self.model.get(*p);
+            } else {
+                self.model.get_into(*p, w);
+                *v = w[0];
+            }
         }
         Ok(())
     }
@@ -279,11 +358,25 @@ impl<B: HdlPorts> PortDut for PortLockStep<B> {
     fn get(&self, o: usize) -> u64 {
         self.hdl.get(o)
     }
+    fn set_words(&mut self, i: usize, w: &[u64]) {
+        self.hdl.set_words(i, w);
+        self.ver.set_words(i, w);
+    }
+    fn get_words(&self, o: usize) -> Vec<u64> {
+        self.hdl.get_words(o)
+    }
     fn settle(&mut self) -> Result<(), Mismatch> {
         self.hdl.settle()?;
         self.ver.settle()?;
         for (o, name) in B::OUTPUTS.iter().enumerate() {
-            let (a, b) = (self.hdl.get(o), self.ver.get(o));
+            let (mut a, mut b) = (self.hdl.get(o), self.ver.get(o));
+            if a == b && !self.ver.wide[o].is_empty() {
+                // A wide port: the first word that differs.
+                let hw = self.hdl.get_words(o);
+                if let Some(k) = (0..hw.len()).find(|&k| hw[k] != self.ver.wide[o][k]) {
+                    (a, b) = (hw[k], self.ver.wide[o][k]);
+                }
+            }
             if a != b {
                 return Err(Mismatch {
                     cycle: self.hdl.cycle(),

@@ -1,0 +1,415 @@
+//! The transport's receive path (`rnic_hw::transport_rx` and its parts) driven by name: frames
+//! in, three engines out that take headers and payloads at their own pace. What a transport
+//! header must hold is worked out here from the wire model's parse of the frame
+//! ([`expect_header`]), independently of the hardware's field tables.
+
+use std::net::IpAddr;
+
+use rnic_hw::transport_header::{TransportHeader, class_of};
+use rnic_wire::{IpParsed, RocePacket};
+
+use crate::axis::{OutFrame, Rng, Sink, Source};
+use crate::dut::{AxisIn, AxisOut};
+use crate::hdl_ports;
+use crate::ports::PortDut;
+
+hdl_ports!(rnic_hw::header_fifo::HeaderFifo<{ rnic_hw::transport_header::TH_BITS }, 4> {
+    inputs: [reset, s_data, s_valid, m_ready],
+    outputs: [s_ready, m_data, m_valid, fill],
+});
+
+hdl_ports!(rnic_hw::opcode_demux::OpcodeDemux {
+    inputs: [
+        reset,
+        s_hdr_data,
+        s_hdr_valid,
+        s_axis_tdata,
+        s_axis_tkeep,
+        s_axis_tlast,
+        s_axis_tvalid,
+        m_req_hdr_ready,
+        m_req_axis_tready,
+        m_resp_hdr_ready,
+        m_resp_axis_tready,
+        m_cnp_hdr_ready,
+    ],
+    outputs: [
+        s_hdr_ready,
+        s_axis_tready,
+        m_req_hdr_data,
+        m_req_hdr_valid,
+        m_req_axis_tdata,
+        m_req_axis_tkeep,
+        m_req_axis_tlast,
+        m_req_axis_tvalid,
+        m_resp_hdr_data,
+        m_resp_hdr_valid,
+        m_resp_axis_tdata,
+        m_resp_axis_tkeep,
+        m_resp_axis_tlast,
+        m_resp_axis_tvalid,
+        m_cnp_hdr_data,
+        m_cnp_hdr_valid,
+        cnt_drop_class,
+    ],
+});
+
+hdl_ports!(rnic_hw::transport_rx::TransportRx {
+    inputs: [
+        reset,
+        s_axis_tdata,
+        s_axis_tkeep,
+        s_axis_tlast,
+        s_axis_tvalid,
+        s_axis_tuser,
+        m_req_hdr_ready,
+        m_req_axis_tready,
+        m_resp_hdr_ready,
+        m_resp_axis_tready,
+        m_cnp_hdr_ready,
+        m_bypass_tready,
+    ],
+    outputs: [
+        s_axis_tready,
+        m_req_hdr_data,
+        m_req_hdr_valid,
+        m_req_axis_tdata,
+        m_req_axis_tkeep,
+        m_req_axis_tlast,
+        m_req_axis_tvalid,
+        m_resp_hdr_data,
+        m_resp_hdr_valid,
+        m_resp_axis_tdata,
+        m_resp_axis_tkeep,
+        m_resp_axis_tlast,
+        m_resp_axis_tvalid,
+        m_cnp_hdr_data,
+        m_cnp_hdr_valid,
+        m_bypass_tdata,
+        m_bypass_tkeep,
+        m_bypass_tlast,
+        m_bypass_tvalid,
+        m_bypass_tuser,
+        cnt_frames,
+        cnt_accepted,
+        cnt_bypass,
+        cnt_drop_oversize,
+        cnt_drop_truncated,
+        cnt_drop_fragment,
+        cnt_drop_checksum,
+        cnt_drop_length,
+        cnt_drop_tver,
+        cnt_drop_opcode,
+        cnt_drop_padcnt,
+        cnt_drop_icrc,
+        cnt_drop_class,
+        hdr_fill,
+    ],
+});
+
+/// The transport header of an accepted RoCEv2 frame, from the wire model's parse: the BTH
+/// fields, the source address as a GID, and the extension headers in their union slots
+/// (`rnic_hw::transport_header`'s table, restated from its documentation).
+pub fn expect_header(p: &RocePacket<'_>) -> TransportHeader {
+    let mut t = TransportHeader::zero();
+    t.set("class", class_of(p.bth.opcode) as u64);
+    t.set("payload_len", p.payload.len() as u64);
+    let (v6, ecn, src) = match &p.ip {
+        IpParsed::V4(v) => (false, v.repr.ecn, IpAddr::V4(v.repr.src)),
+        IpParsed::V6(v) => (true, v.repr.ecn, IpAddr::V6(v.repr.src)),
+    };
+    let gid = match src {
+        IpAddr::V4(a) => a.to_ipv6_mapped().octets(),
+        IpAddr::V6(a) => a.octets(),
+    };
+    t.set("v6", u64::from(v6));
+    t.set("ECN", u64::from(ecn));
+    t.set(
+        "src_gid_hi",
+        u64::from_be_bytes(gid[..8].try_into().unwrap()),
+    );
+    t.set(
+        "src_gid_lo",
+        u64::from_be_bytes(gid[8..].try_into().unwrap()),
+    );
+    t.set("OpCode", u64::from(p.bth.opcode));
+    t.set("SE", u64::from(p.bth.solicited));
+    t.set("P_Key", u64::from(p.bth.pkey));
+    t.set("DestQP", u64::from(p.bth.dest_qp));
+    t.set("AckReq", u64::from(p.bth.ack_req));
+    t.set("PSN", u64::from(p.bth.psn));
+    let x = &p.ext;
+    let imm = x.immdt.or(x.ieth).map_or(0, u64::from);
+    if let Some(r) = x.reth {
+        t.set("ext_va", r.va);
+        t.set("ext_key", u64::from(r.rkey));
+        t.set("ext_mid", u64::from(r.dma_len) | imm << 32);
+    } else if let Some(a) = x.atomic_eth {
+        t.set("ext_va", a.va);
+        t.set("ext_key", u64::from(a.rkey));
+        t.set("ext_mid", a.swap_add);
+        t.set("ext_cmp", a.compare);
+    } else if let Some(d) = x.deth {
+        t.set("ext_key", u64::from(d.qkey));
+        t.set("ext_mid", u64::from(d.src_qp) | imm << 32);
+    } else {
+        t.set("ext_mid", imm << 32);
+    }
+    if let Some(a) = x.aeth {
+        t.set("ext_key", u64::from(a.syndrome) << 24 | u64::from(a.msn));
+    }
+    if let Some(a) = x.atomic_ack_eth {
+        t.set("ext_va", a.orig);
+    }
+    t
+}
+
+/// One engine behind the demultiplexer: takes a header when ready (`think[n % len]` cycles after
+/// its `n`-th header, standing in for its table reads, and refusing at random), then its
+/// payload.
+pub struct Engine {
+    pub think: Vec<u64>,
+    pub stall: f64,
+    busy_until: u64,
+    pub headers: Vec<TransportHeader>,
+    pub sink: Sink,
+}
+
+impl Engine {
+    pub fn new(think: Vec<u64>, stall: f64) -> Self {
+        assert!(!think.is_empty());
+        Engine {
+            think,
+            stall,
+            busy_until: 0,
+            headers: Vec::new(),
+            sink: Sink::new(stall),
+        }
+    }
+
+    /// The headers with their payloads (empty for a header without one).
+    pub fn packets(&self) -> Vec<(TransportHeader, Vec<u8>)> {
+        let mut pay = self.sink.frames.iter();
+        self.headers
+            .iter()
+            .map(|h| {
+                let p = if h.get("payload_len") > 0 {
+                    pay.next().map(|f| f.data.clone()).unwrap_or_default()
+                } else {
+                    Vec::new()
+                };
+                (h.clone(), p)
+            })
+            .collect()
+    }
+}
+
+/// What a run of the receive path produced.
+pub struct RxPathRun {
+    pub req: Vec<(TransportHeader, Vec<u8>)>,
+    pub resp: Vec<(TransportHeader, Vec<u8>)>,
+    pub cnp: Vec<TransportHeader>,
+    pub bypass: Vec<OutFrame>,
+    /// The parser's counters ([`rnic_hw::rx_parser::COUNTERS`]), then `cnt_drop_class`.
+    pub counters: Vec<u64>,
+    /// Cycles the input offered a beat and was refused.
+    pub input_stalls: u64,
+    /// Most headers seen waiting in the FIFO.
+    pub max_fill: u64,
+    pub errors: Vec<String>,
+    pub cycles: u64,
+}
+
+const RESET_CYCLES: u64 = 4;
+
+/// Counter outputs of `transport_rx`, in [`RxPathRun::counters`] order.
+pub const RX_PATH_COUNTERS: [&str; 13] = [
+    "cnt_frames",
+    "cnt_accepted",
+    "cnt_bypass",
+    "cnt_drop_oversize",
+    "cnt_drop_truncated",
+    "cnt_drop_fragment",
+    "cnt_drop_checksum",
+    "cnt_drop_length",
+    "cnt_drop_tver",
+    "cnt_drop_opcode",
+    "cnt_drop_padcnt",
+    "cnt_drop_icrc",
+    "cnt_drop_class",
+];
+
+/// Feeds `frames` (with the MAC's bad flag) into `transport_rx` and runs the three engines
+/// (request, response, CNP) until the input is in and the outputs have been quiet for a while.
+pub fn run_rx_path<D: PortDut>(
+    d: &mut D,
+    frames: &[(Vec<u8>, u64)],
+    seed: u64,
+    idle: f64,
+    engines: [&mut Engine; 3],
+) -> Result<RxPathRun, String> {
+    let [req, resp, cnp] = engines;
+    let i_reset = d.input("reset");
+    let i_s = [
+        d.input("s_axis_tdata"),
+        d.input("s_axis_tkeep"),
+        d.input("s_axis_tlast"),
+        d.input("s_axis_tvalid"),
+        d.input("s_axis_tuser"),
+    ];
+    let i_hready = [
+        d.input("m_req_hdr_ready"),
+        d.input("m_resp_hdr_ready"),
+        d.input("m_cnp_hdr_ready"),
+    ];
+    let i_pready = [d.input("m_req_axis_tready"), d.input("m_resp_axis_tready")];
+    let i_byp_ready = d.input("m_bypass_tready");
+    let o_sready = d.output("s_axis_tready");
+    let o_hdata = [
+        d.output("m_req_hdr_data"),
+        d.output("m_resp_hdr_data"),
+        d.output("m_cnp_hdr_data"),
+    ];
+    let o_hvalid = [
+        d.output("m_req_hdr_valid"),
+        d.output("m_resp_hdr_valid"),
+        d.output("m_cnp_hdr_valid"),
+    ];
+    let o_pay = |d: &D, p: &str| -> [usize; 4] {
+        ["tdata", "tkeep", "tlast", "tvalid"].map(|n| d.output(&format!("m_{p}_axis_{n}")))
+    };
+    let o_p = [o_pay(d, "req"), o_pay(d, "resp")];
+    let o_byp =
+        ["tdata", "tkeep", "tlast", "tvalid", "tuser"].map(|n| d.output(&format!("m_bypass_{n}")));
+    let o_cnt = RX_PATH_COUNTERS.map(|n| d.output(n));
+    let o_fill = d.output("hdr_fill");
+
+    let mut rng = Rng::new(seed);
+    let mut src = Source::new(frames, idle);
+    let mut byp = Sink::new(0.1);
+    let limit = src.total_beats() as u64 * 40 + 20_000;
+    let mut r = RxPathRun {
+        req: Vec::new(),
+        resp: Vec::new(),
+        cnp: Vec::new(),
+        bypass: Vec::new(),
+        counters: Vec::new(),
+        input_stalls: 0,
+        max_fill: 0,
+        errors: Vec::new(),
+        cycles: 0,
+    };
+    let mut quiet = 0u64;
+    let mut engines = [req, resp, cnp];
+    loop {
+        let cycle = d.cycle();
+        let reset = cycle < RESET_CYCLES;
+        let mut i = AxisIn {
+            reset,
+            ..Default::default()
+        };
+        if !reset {
+            src.drive(&mut rng, &mut i);
+        }
+        d.set(i_reset, u64::from(reset));
+        for (p, v) in i_s.iter().zip([
+            i.tdata,
+            u64::from(i.tkeep),
+            u64::from(i.tlast),
+            u64::from(i.tvalid),
+            i.tuser & 1,
+        ]) {
+            d.set(*p, v);
+        }
+        let mut hready = [false; 3];
+        let mut pready = [false; 2];
+        for (k, e) in engines.iter_mut().enumerate() {
+            hready[k] = cycle >= e.busy_until && !rng.chance(e.stall);
+            d.set(i_hready[k], u64::from(hready[k]));
+            if k < 2 {
+                let mut ai = AxisIn::default();
+                e.sink.drive(&mut rng, &mut ai);
+                pready[k] = ai.m_tready;
+                d.set(i_pready[k], u64::from(pready[k]));
+            }
+        }
+        let mut bi = AxisIn::default();
+        byp.drive(&mut rng, &mut bi);
+        d.set(i_byp_ready, u64::from(bi.m_tready));
+        d.settle().map_err(|m| m.to_string())?;
+
+        let o = AxisOut {
+            s_tready: d.get(o_sready) == 1,
+            ..Default::default()
+        };
+        let mut moved = false;
+        if !reset {
+            if i.tvalid && !o.s_tready {
+                r.input_stalls += 1;
+            }
+            src.after(&i, &o);
+            for (k, e) in engines.iter_mut().enumerate() {
+                if hready[k] && d.get(o_hvalid[k]) == 1 {
+                    e.headers
+                        .push(TransportHeader::unpack(&d.get_words(o_hdata[k])));
+                    e.busy_until = cycle + e.think[(e.headers.len() - 1) % e.think.len()];
+                    moved = true;
+                }
+                if k < 2 {
+                    let po = AxisOut {
+                        tdata: d.get(o_p[k][0]),
+                        tkeep: d.get(o_p[k][1]) as u8,
+                        tlast: d.get(o_p[k][2]) == 1,
+                        tvalid: d.get(o_p[k][3]) == 1,
+                        ..Default::default()
+                    };
+                    let ai = AxisIn {
+                        m_tready: pready[k],
+                        ..Default::default()
+                    };
+                    moved |= po.tvalid;
+                    e.sink.after(cycle, &ai, &po);
+                }
+            }
+            let bo = AxisOut {
+                tdata: d.get(o_byp[0]),
+                tkeep: d.get(o_byp[1]) as u8,
+                tlast: d.get(o_byp[2]) == 1,
+                tvalid: d.get(o_byp[3]) == 1,
+                tuser: d.get(o_byp[4]),
+                ..Default::default()
+            };
+            moved |= bo.tvalid;
+            byp.after(cycle, &bi, &bo);
+            r.max_fill = r.max_fill.max(d.get(o_fill));
+        }
+        d.tick();
+        quiet = if moved || !src.done() { 0 } else { quiet + 1 };
+        if src.done()
+            && quiet
+                > 2_000
+                    + 4 * engines
+                        .iter()
+                        .flat_map(|e| e.think.iter())
+                        .max()
+                        .unwrap_or(&0)
+        {
+            break;
+        }
+        if d.cycle() > limit {
+            return Err(format!("no end after {limit} cycles"));
+        }
+    }
+    d.settle().map_err(|m| m.to_string())?;
+    r.counters = o_cnt.iter().map(|o| d.get(*o)).collect();
+    r.cycles = d.cycle();
+    for e in &engines {
+        r.errors.extend(e.sink.errors.iter().cloned());
+    }
+    r.errors.extend(byp.errors.iter().cloned());
+    r.req = engines[0].packets();
+    r.resp = engines[1].packets();
+    r.cnp = engines[2].headers.clone();
+    r.bypass = byp.frames;
+    Ok(r)
+}
