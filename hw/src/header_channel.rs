@@ -267,37 +267,15 @@ impl HeaderRecord {
     /// Packs the record into 64-bit words, least significant first.
     pub fn pack(&self) -> [u64; HDR_WORDS] {
         let mut words = [0u64; HDR_WORDS];
-        let mut at = 0;
-        for (en, &v) in ENTRIES.iter().zip(&self.values) {
-            for b in 0..en.width {
-                if v >> b & 1 == 1 {
-                    words[(at + b) / 64] |= 1 << ((at + b) % 64);
-                }
-            }
-            at += en.width;
-        }
+        pack_values(ENTRIES.iter().map(|en| en.width), &self.values, &mut words);
         words
     }
 
     /// Unpacks a header word given as 64-bit words, least significant first.
     pub fn unpack(words: &[u64]) -> Self {
-        let mut values = Vec::with_capacity(ENTRIES.len());
-        let mut at = 0;
-        for en in ENTRIES {
-            let mut v = 0u64;
-            for b in 0..en.width {
-                let bit = at + b;
-                if words
-                    .get(bit / 64)
-                    .is_some_and(|w| w >> (bit % 64) & 1 == 1)
-                {
-                    v |= 1 << b;
-                }
-            }
-            values.push(v);
-            at += en.width;
+        HeaderRecord {
+            values: unpack_values(ENTRIES.iter().map(|en| en.width), words),
         }
-        HeaderRecord { values }
     }
 
     /// `name=value` pairs of the non-zero entries, for messages.
@@ -310,6 +288,48 @@ impl HeaderRecord {
             .collect::<Vec<_>>()
             .join(" ")
     }
+}
+
+/// Packs values of the given widths into 64-bit words, the first value at bit 0 (the layout
+/// of every record here: header channel, transport header, address vector).
+pub fn pack_values(widths: impl Iterator<Item = usize>, values: &[u64], words: &mut [u64]) {
+    let mut at = 0;
+    for (w, &v) in widths.zip(values) {
+        for b in 0..w {
+            if v >> b & 1 == 1 {
+                words[(at + b) / 64] |= 1 << ((at + b) % 64);
+            }
+        }
+        at += w;
+    }
+}
+
+/// `w` bits (at most 64) of 64-bit words, least significant first, from bit `at`; bits past
+/// the words are zero.
+pub fn bits_at(words: &[u64], at: usize, w: usize) -> u64 {
+    let mut v = 0u64;
+    for b in 0..w {
+        let bit = at + b;
+        if words
+            .get(bit / 64)
+            .is_some_and(|x| x >> (bit % 64) & 1 == 1)
+        {
+            v |= 1 << b;
+        }
+    }
+    v
+}
+
+/// The inverse of [`pack_values`].
+pub fn unpack_values(widths: impl Iterator<Item = usize>, words: &[u64]) -> Vec<u64> {
+    let mut at = 0;
+    widths
+        .map(|w| {
+            let v = bits_at(words, at, w);
+            at += w;
+            v
+        })
+        .collect()
 }
 
 /// A mask of `w` low bits.

@@ -3,6 +3,7 @@
 //! Coding rules for every module here: `hw/RULES.md`. Every module has a top in [`tops`] and
 //! runs in lock-step against its Verilog under Verilator (`sim/cosim`).
 
+pub mod address_vector;
 pub mod axil_slave;
 pub mod axis_register;
 pub mod board_top;
@@ -20,6 +21,7 @@ pub mod frame_mux;
 pub mod header_channel;
 pub mod header_compact;
 pub mod header_compose;
+pub mod header_expand;
 pub mod header_extract;
 pub mod header_fifo;
 pub mod host_nic;
@@ -40,6 +42,7 @@ pub mod status_leds;
 pub mod tops;
 pub mod transport_header;
 pub mod transport_rx;
+pub mod transport_tx;
 pub mod tx_builder;
 pub mod width_conv;
 pub mod wq_path;

@@ -112,6 +112,11 @@ pub const TOPS: &[Top] = &[
         name: "transport_rx",
         verilog: || verilog_of(crate::transport_rx::TransportRx::default()),
     },
+    // A send descriptor and address vector expanded and built into a frame.
+    Top {
+        name: "transport_tx",
+        verilog: || verilog_of(crate::transport_tx::TransportTx::default()),
+    },
     // The host interface: CSR port and register file in front of the receive parser.
     Top {
         name: "host_nic",

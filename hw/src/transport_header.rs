@@ -27,7 +27,7 @@
 //!
 //! [`header_compact`]: crate::header_compact
 
-use crate::header_channel::{HeaderRecord, mask, offset_of};
+use crate::header_channel::{HeaderRecord, mask, offset_of, pack_values, unpack_values};
 
 /// Which engine takes a packet, by opcode.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -237,37 +237,15 @@ impl TransportHeader {
     /// Packs into 64-bit words, least significant first.
     pub fn pack(&self) -> [u64; TH_WORDS] {
         let mut words = [0u64; TH_WORDS];
-        let mut at = 0;
-        for (en, &v) in ENTRIES.iter().zip(&self.values) {
-            for b in 0..en.width {
-                if v >> b & 1 == 1 {
-                    words[(at + b) / 64] |= 1 << ((at + b) % 64);
-                }
-            }
-            at += en.width;
-        }
+        pack_values(ENTRIES.iter().map(|en| en.width), &self.values, &mut words);
         words
     }
 
     /// Unpacks from 64-bit words, least significant first.
     pub fn unpack(words: &[u64]) -> Self {
-        let mut values = Vec::with_capacity(ENTRIES.len());
-        let mut at = 0;
-        for en in ENTRIES {
-            let mut v = 0u64;
-            for b in 0..en.width {
-                let bit = at + b;
-                if words
-                    .get(bit / 64)
-                    .is_some_and(|w| w >> (bit % 64) & 1 == 1)
-                {
-                    v |= 1 << b;
-                }
-            }
-            values.push(v);
-            at += en.width;
+        TransportHeader {
+            values: unpack_values(ENTRIES.iter().map(|en| en.width), words),
         }
-        TransportHeader { values }
     }
 
     /// `name=value` pairs of the non-zero entries, for messages.

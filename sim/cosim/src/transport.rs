@@ -5,8 +5,10 @@
 
 use std::net::IpAddr;
 
+use rnic_hw::address_vector::AvRecord;
 use rnic_hw::transport_header::{TransportHeader, class_of};
-use rnic_wire::{IpParsed, RocePacket};
+use rnic_wire::ext::ExtHeaders;
+use rnic_wire::{IpParsed, IpRepr, RoceFrame, RocePacket};
 
 use crate::axis::{OutFrame, Rng, Sink, Source};
 use crate::dut::{AxisIn, AxisOut};
@@ -51,6 +53,34 @@ hdl_ports!(rnic_hw::opcode_demux::OpcodeDemux {
         m_cnp_hdr_data,
         m_cnp_hdr_valid,
         cnt_drop_class,
+    ],
+});
+
+hdl_ports!(rnic_hw::transport_tx::TransportTx {
+    inputs: [
+        reset,
+        s_desc_data,
+        s_desc_av,
+        s_desc_sgid,
+        s_desc_valid,
+        src_mac,
+        ttl,
+        s_axis_tdata,
+        s_axis_tkeep,
+        s_axis_tlast,
+        s_axis_tvalid,
+        m_axis_tready,
+    ],
+    outputs: [
+        s_desc_ready,
+        s_axis_tready,
+        m_axis_tdata,
+        m_axis_tkeep,
+        m_axis_tlast,
+        m_axis_tvalid,
+        m_axis_tuser,
+        cnt_frames,
+        cnt_len_err,
     ],
 });
 
@@ -138,7 +168,12 @@ pub fn expect_header(p: &RocePacket<'_>) -> TransportHeader {
     t.set("DestQP", u64::from(p.bth.dest_qp));
     t.set("AckReq", u64::from(p.bth.ack_req));
     t.set("PSN", u64::from(p.bth.psn));
-    let x = &p.ext;
+    set_ext(&mut t, &p.ext);
+    t
+}
+
+/// The extension headers in their union slots.
+fn set_ext(t: &mut TransportHeader, x: &ExtHeaders) {
     let imm = x.immdt.or(x.ieth).map_or(0, u64::from);
     if let Some(r) = x.reth {
         t.set("ext_va", r.va);
@@ -161,7 +196,153 @@ pub fn expect_header(p: &RocePacket<'_>) -> TransportHeader {
     if let Some(a) = x.atomic_ack_eth {
         t.set("ext_va", a.orig);
     }
-    t
+}
+
+/// A frame as the transport model sends it, as its send descriptor, address vector and our GID:
+/// what an engine hands the transmit path.
+pub fn descriptor_of(f: &RoceFrame) -> (TransportHeader, AvRecord, u128) {
+    let mut t = TransportHeader::zero();
+    t.set("payload_len", f.payload.len() as u64);
+    t.set("OpCode", u64::from(f.bth.opcode));
+    t.set("SE", u64::from(f.bth.solicited));
+    t.set("P_Key", u64::from(f.bth.pkey));
+    t.set("DestQP", u64::from(f.bth.dest_qp));
+    t.set("AckReq", u64::from(f.bth.ack_req));
+    t.set("PSN", u64::from(f.bth.psn));
+    set_ext(&mut t, &f.ext);
+    let mut av = AvRecord::zero();
+    av.set("dmac", f.eth.dst.to_u64());
+    av.set("udp_sport", u64::from(f.udp.src_port));
+    let (sgid, dgid) = match &f.ip {
+        IpRepr::V4(v) => {
+            av.set("traffic_class", u64::from(v.dscp << 2 | v.ecn));
+            (v.src.to_ipv6_mapped(), v.dst.to_ipv6_mapped())
+        }
+        IpRepr::V6(v) => {
+            av.set("v6", 1);
+            av.set("traffic_class", u64::from(v.dscp << 2 | v.ecn));
+            av.set("hop_limit", u64::from(v.hop_limit));
+            av.set("flow_label", u64::from(v.flow_label));
+            (v.src, v.dst)
+        }
+    };
+    av.set_dgid(dgid.octets());
+    (t, av, u128::from_be_bytes(sgid.octets()))
+}
+
+/// What a run of the transmit path produced.
+pub struct TxPathRun {
+    pub frames: Vec<OutFrame>,
+    pub errors: Vec<String>,
+    pub cycles: u64,
+}
+
+/// Feeds send descriptors (with their vector, our GID and payload) into `transport_tx` with
+/// `src_mac` and `ttl`, and collects the frames.
+pub fn run_tx_path<D: PortDut>(
+    d: &mut D,
+    descs: &[(TransportHeader, AvRecord, u128, Vec<u8>)],
+    src_mac: u64,
+    ttl: u8,
+    seed: u64,
+    idle: f64,
+    stall: f64,
+) -> Result<TxPathRun, String> {
+    let i_reset = d.input("reset");
+    let i_desc = [
+        d.input("s_desc_data"),
+        d.input("s_desc_av"),
+        d.input("s_desc_sgid"),
+        d.input("s_desc_valid"),
+    ];
+    let (i_mac, i_ttl) = (d.input("src_mac"), d.input("ttl"));
+    let i_s = [
+        d.input("s_axis_tdata"),
+        d.input("s_axis_tkeep"),
+        d.input("s_axis_tlast"),
+        d.input("s_axis_tvalid"),
+    ];
+    let i_mready = d.input("m_axis_tready");
+    let o_dready = d.output("s_desc_ready");
+    let o_sready = d.output("s_axis_tready");
+    let o_m =
+        ["tdata", "tkeep", "tlast", "tvalid", "tuser"].map(|n| d.output(&format!("m_axis_{n}")));
+    let pays: Vec<(Vec<u8>, u64)> = descs
+        .iter()
+        .filter(|x| !x.3.is_empty())
+        .map(|x| (x.3.clone(), 0))
+        .collect();
+    let mut rng = Rng::new(seed);
+    let mut src = Source::new(&pays, idle);
+    let mut sink = Sink::new(stall);
+    let mut next = 0usize;
+    let mut presenting = false;
+    let limit = (src.total_beats() as u64 + 20 * descs.len() as u64) * 20 + 10_000;
+    d.set(i_mac, src_mac);
+    d.set(i_ttl, u64::from(ttl));
+    loop {
+        let cycle = d.cycle();
+        let reset = cycle < RESET_CYCLES;
+        d.set(i_reset, u64::from(reset));
+        if !reset && !presenting && next < descs.len() && !rng.chance(idle) {
+            presenting = true;
+        }
+        let (t, av, sgid, _) = descs
+            .get(next)
+            .cloned()
+            .unwrap_or_else(|| (TransportHeader::zero(), AvRecord::zero(), 0, Vec::new()));
+        d.set_words(i_desc[0], &t.pack());
+        d.set_words(i_desc[1], &av.pack());
+        d.set_words(i_desc[2], &[sgid as u64, (sgid >> 64) as u64]);
+        d.set(i_desc[3], u64::from(presenting));
+        let mut i = AxisIn::default();
+        if !reset {
+            src.drive(&mut rng, &mut i);
+        }
+        for (p, v) in i_s.iter().zip([
+            i.tdata,
+            u64::from(i.tkeep),
+            u64::from(i.tlast),
+            u64::from(i.tvalid),
+        ]) {
+            d.set(*p, v);
+        }
+        sink.drive(&mut rng, &mut i);
+        d.set(i_mready, u64::from(i.m_tready));
+        d.settle().map_err(|m| m.to_string())?;
+        let o = AxisOut {
+            s_tready: d.get(o_sready) == 1,
+            tdata: d.get(o_m[0]),
+            tkeep: d.get(o_m[1]) as u8,
+            tlast: d.get(o_m[2]) == 1,
+            tvalid: d.get(o_m[3]) == 1,
+            tuser: d.get(o_m[4]),
+        };
+        if !reset {
+            if presenting && d.get(o_dready) == 1 {
+                presenting = false;
+                next += 1;
+            }
+            src.after(&i, &o);
+            sink.after(cycle, &i, &o);
+        }
+        d.tick();
+        if next == descs.len() && src.done() && sink.frames.len() >= descs.len() {
+            break;
+        }
+        if d.cycle() > limit {
+            return Err(format!(
+                "no end after {limit} cycles: {} of {} frames out",
+                sink.frames.len(),
+                descs.len()
+            ));
+        }
+    }
+    Ok(TxPathRun {
+        frames: sink.frames,
+        errors: sink.errors,
+        cycles: d.cycle(),
+    })
 }
 
 /// One engine behind the demultiplexer: takes a header when ready (`think[n % len]` cycles after
