@@ -35,6 +35,7 @@ pub mod raw;
 pub mod rawsock;
 pub mod registers;
 mod ring;
+pub mod tables;
 pub mod tools;
 pub mod transport;
 pub mod verbs;

@@ -1,18 +1,11 @@
-//! The address vector: where a QP's packets go, one table row per QP (RC) or per address
-//! handle (UD), defined once here. It mirrors the transport model's `AddressVector` (peer MAC,
-//! our IP and the peer's, UDP source port, traffic class, IPv6 hop limit and flow label), with
-//! our IP as an index into the NIC's GID table, so that a row stays narrow in block RAM.
-//!
-//! | entry | bits | what |
-//! |---|---|---|
-//! | `dmac` | 48 | the peer's MAC |
-//! | `dgid_lo`, `dgid_hi` | 128 | the peer's address as a GID (IPv4: `::ffff:a.b.c.d`) |
-//! | `sgid_index` | 4 | our address: an entry of the NIC's GID table |
-//! | `udp_sport` | 16 | UDP source port (the driver resolves the model's "0 = from the QPN") |
-//! | `traffic_class` | 8 | the IP TOS / traffic class byte (DSCP << 2 \| ECN) |
-//! | `hop_limit` | 8 | IPv6 hop limit (IPv4 uses the NIC's TTL) |
-//! | `flow_label` | 20 | IPv6 flow label |
-//! | `v6` | 1 | the path is IPv6 |
+//! The address vector: where a QP's packets go, one table row per QP. Its layout is the
+//! register map's `desc::ADDR_VECTOR` (fields packed from bit 0), shared with the driver and
+//! the documentation; this module gives it to the hardware as bit offsets and a software
+//! record. It mirrors the transport model's `AddressVector` (peer MAC, our IP and the peer's,
+//! UDP source port, traffic class, IPv6 hop limit and flow label), with our IP as an index into
+//! the NIC's GID table, so that a row stays narrow in block RAM.
+
+use rnic_regmap::desc::{ADDR_VECTOR, packed_bits};
 
 use crate::header_channel::{mask, pack_values, unpack_values};
 
@@ -23,49 +16,28 @@ pub struct Entry {
     pub width: usize,
 }
 
-const fn e(name: &'static str, width: usize) -> Entry {
-    Entry { name, width }
-}
-
-/// The entries, least significant first.
-pub const ENTRIES: &[Entry] = &[
-    e("dmac", 48),
-    e("dgid_lo", 64),
-    e("dgid_hi", 64),
-    e("sgid_index", 4),
-    e("udp_sport", 16),
-    e("traffic_class", 8),
-    e("hop_limit", 8),
-    e("flow_label", 20),
-    e("v6", 1),
-];
-
-const fn total_bits(entries: &[Entry]) -> usize {
-    let mut n = 0;
-    let mut i = 0;
-    while i < entries.len() {
-        n += entries[i].width;
-        i += 1;
-    }
-    n
+/// The entries, least significant first (the register map's fields).
+pub fn entries() -> impl Iterator<Item = Entry> {
+    ADDR_VECTOR.fields.iter().map(|f| Entry {
+        name: f.name,
+        width: usize::from(f.bits),
+    })
 }
 
 /// Width of an address vector.
-pub const AV_BITS: usize = total_bits(ENTRIES);
+pub const AV_BITS: usize = packed_bits(ADDR_VECTOR.fields);
 
 /// 64-bit words of an address vector.
 pub const AV_WORDS: usize = AV_BITS.div_ceil(64);
 
 /// Bit offset and width of entry `name`.
 pub fn av_offset_of(name: &str) -> Option<(usize, usize)> {
-    let mut at = 0;
-    for en in ENTRIES {
-        if en.name == name {
-            return Some((at, en.width));
-        }
-        at += en.width;
-    }
-    None
+    ADDR_VECTOR.field(name).map(|f| {
+        (
+            8 * usize::from(f.byte) + usize::from(f.bit),
+            usize::from(f.bits),
+        )
+    })
 }
 
 /// An address vector as values by entry.
@@ -77,14 +49,15 @@ pub struct AvRecord {
 impl AvRecord {
     pub fn zero() -> Self {
         AvRecord {
-            values: vec![0; ENTRIES.len()],
+            values: vec![0; ADDR_VECTOR.fields.len()],
         }
     }
 
     fn index(name: &str) -> usize {
-        ENTRIES
+        ADDR_VECTOR
+            .fields
             .iter()
-            .position(|en| en.name == name)
+            .position(|f| f.name == name)
             .unwrap_or_else(|| panic!("no address vector entry {name}"))
     }
 
@@ -94,26 +67,26 @@ impl AvRecord {
 
     pub fn set(&mut self, name: &str, v: u64) {
         let i = Self::index(name);
-        self.values[i] = v & mask(ENTRIES[i].width);
+        self.values[i] = v & mask(usize::from(ADDR_VECTOR.fields[i].bits));
     }
 
     /// Sets the peer's GID (16 bytes, network order).
     pub fn set_dgid(&mut self, g: [u8; 16]) {
-        self.set("dgid_hi", u64::from_be_bytes(g[..8].try_into().unwrap()));
-        self.set("dgid_lo", u64::from_be_bytes(g[8..].try_into().unwrap()));
+        self.set("DGID_HI", u64::from_be_bytes(g[..8].try_into().unwrap()));
+        self.set("DGID_LO", u64::from_be_bytes(g[8..].try_into().unwrap()));
     }
 
     /// Packs into 64-bit words, least significant first.
     pub fn pack(&self) -> [u64; AV_WORDS] {
         let mut words = [0u64; AV_WORDS];
-        pack_values(ENTRIES.iter().map(|en| en.width), &self.values, &mut words);
+        pack_values(entries().map(|en| en.width), &self.values, &mut words);
         words
     }
 
     /// Unpacks from 64-bit words, least significant first.
     pub fn unpack(words: &[u64]) -> Self {
         AvRecord {
-            values: unpack_values(ENTRIES.iter().map(|en| en.width), words),
+            values: unpack_values(entries().map(|en| en.width), words),
         }
     }
 }
@@ -125,10 +98,22 @@ mod tests {
     #[test]
     fn pack_unpack_round_trip() {
         let mut r = AvRecord::zero();
-        for (i, en) in ENTRIES.iter().enumerate() {
+        for (i, en) in entries().enumerate() {
             r.values[i] = 0x9E37_79B9_7F4A_7C15u64.rotate_left(3 * i as u32) & mask(en.width);
         }
         assert_eq!(AvRecord::unpack(&r.pack()), r);
         assert_eq!(AV_BITS, 233);
+        // The packed words are the register map's row bytes, little-endian.
+        let mut row = [0u8; 32];
+        for (i, f) in ADDR_VECTOR.fields.iter().enumerate() {
+            assert!(ADDR_VECTOR.set(&mut row, f.name, r.values[i]));
+        }
+        let words = r.pack();
+        for (k, w) in words.iter().enumerate() {
+            assert_eq!(
+                *w,
+                u64::from_le_bytes(row[8 * k..8 * k + 8].try_into().unwrap())
+            );
+        }
     }
 }

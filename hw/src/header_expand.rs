@@ -47,21 +47,21 @@ use When::*;
 pub fn sources(name: &str) -> &'static [(Sel, When)] {
     match name {
         "payload_len" => &[(Desc("payload_len", 0), Always)],
-        "v6" => &[(Av("v6", 0), Always)],
-        "DstMAC" => &[(Av("dmac", 0), Always)],
+        "v6" => &[(Av("V6", 0), Always)],
+        "DstMAC" => &[(Av("DMAC", 0), Always)],
         "SrcMAC" => &[(SrcMac, Always)],
-        "DSCP" => &[(Av("traffic_class", 2), Always)],
-        "ECN" => &[(Av("traffic_class", 0), Always)],
-        "TTL" => &[(Ttl, V4), (Av("hop_limit", 0), V6)],
+        "DSCP" => &[(Av("TRAFFIC_CLASS", 2), Always)],
+        "ECN" => &[(Av("TRAFFIC_CLASS", 0), Always)],
+        "TTL" => &[(Ttl, V4), (Av("HOP_LIMIT", 0), V6)],
         "DF" => &[(Const(1), V4)],
         "Src4" => &[(Sgid(0), V4)],
-        "Dst4" => &[(Av("dgid_lo", 0), V4)],
-        "FlowLabel" => &[(Av("flow_label", 0), V6)],
+        "Dst4" => &[(Av("DGID_LO", 0), V4)],
+        "FlowLabel" => &[(Av("FLOW_LABEL", 0), V6)],
         "SrcHi" => &[(Sgid(64), V6)],
         "SrcLo" => &[(Sgid(0), V6)],
-        "DstHi" => &[(Av("dgid_hi", 0), V6)],
-        "DstLo" => &[(Av("dgid_lo", 0), V6)],
-        "SrcPort" => &[(Av("udp_sport", 0), Always)],
+        "DstHi" => &[(Av("DGID_HI", 0), V6)],
+        "DstLo" => &[(Av("DGID_LO", 0), V6)],
+        "SrcPort" => &[(Av("UDP_SPORT", 0), Always)],
         "DstPort" => &[(Const(rnic_wire::udp::ROCE_PORT as u64), Always)],
         "OpCode" => &[(Desc("OpCode", 0), Always)],
         "SE" => &[(Desc("SE", 0), Always)],
@@ -121,7 +121,7 @@ fn bus_of(s: Sel) -> Option<(&'static str, usize, usize)> {
 /// What the block computes, in software: the header channel record.
 pub fn expand(desc: &[u64], av: &[u64], sgid: u128, src_mac: u64, ttl: u8) -> HeaderRecord {
     let v6 = {
-        let (o, _) = av_offset_of("v6").expect("v6");
+        let (o, _) = av_offset_of("V6").expect("V6");
         bits_at(av, o, 1) == 1
     };
     let sgid_w = [sgid as u64, (sgid >> 64) as u64];
@@ -192,7 +192,7 @@ impl Logic for HeaderExpand {
     /// `rec` as one concatenation of the header channel's entries (the last first), each the
     /// OR of its sources, a source for one IP version gated by the vector's `v6` bit.
     fn hdl(&self) -> Verilog {
-        let (v6, _) = av_offset_of("v6").expect("v6");
+        let (v6, _) = av_offset_of("V6").expect("V6");
         let fields: Vec<String> = HDR_ENTRIES
             .iter()
             .rev()

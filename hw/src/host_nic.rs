@@ -23,6 +23,7 @@
 
 use rust_hdl::prelude::*;
 
+use crate::address_vector::AV_BITS;
 use crate::axil_slave::{ADDR_BITS, AxilSlave};
 use crate::cq_path::CqPath;
 use crate::csr_file::CsrFile;
@@ -30,6 +31,7 @@ use crate::dma_arbiter::DmaArbiter;
 use crate::host_regs::{HOST_BUILD, LOG_QUEUES, queue_area, table};
 use crate::raw_rx::RawRx;
 use crate::raw_tx::RawTx;
+use crate::row_table::RowTable;
 use crate::rx_parser::RxParser;
 use crate::wq_path::WqPath;
 
@@ -123,6 +125,14 @@ pub struct HostNic {
     pub s_cqe_cq: Signal<In, Bits<6>>,
     pub s_cqe_data: Signal<In, Bits<64>>,
     pub s_cqe_last: Signal<In, Bit>,
+    /// Address vector lookups by the engines ([`crate::row_table`]): a row, answered the next
+    /// cycle.
+    pub av_look_valid: Signal<In, Bit>,
+    pub av_look_ready: Signal<Out, Bit>,
+    pub av_look_row: Signal<In, Bits<LOG_QUEUES>>,
+    pub av_got_valid: Signal<Out, Bit>,
+    pub av_got_row: Signal<Out, Bits<LOG_QUEUES>>,
+    pub av_got_data: Signal<Out, Bits<AV_BITS>>,
     /// The interrupt: a pending cause that is enabled.
     pub irq: Signal<Out, Bit>,
 
@@ -137,6 +147,12 @@ pub struct HostNic {
     sq: WqPath<6, 64>,
     rq: WqPath<6, 64>,
     cq: CqPath<6>,
+    /// The address vector table and its register window.
+    av: RowTable<AV_BITS, LOG_QUEUES>,
+    av_w: Signal<Local, Bit>,
+    av_rs: Signal<Local, Bit>,
+    av_r: Signal<Local, Bit>,
+    k_av_area: Constant<Bits<13>>,
     sq_w: Signal<Local, Bit>,
     rq_w: Signal<Local, Bit>,
     cq_w: Signal<Local, Bit>,
@@ -282,6 +298,12 @@ impl HostNic {
             s_cqe_cq: Default::default(),
             s_cqe_data: Default::default(),
             s_cqe_last: Default::default(),
+            av_look_valid: Default::default(),
+            av_look_ready: Default::default(),
+            av_look_row: Default::default(),
+            av_got_valid: Default::default(),
+            av_got_row: Default::default(),
+            av_got_data: Default::default(),
             irq: Default::default(),
             axil: Default::default(),
             csr: CsrFile::new(entries),
@@ -294,6 +316,11 @@ impl HostNic {
             sq: WqPath::new(SEND_WQE_LOG),
             rq: WqPath::new(RECV_WQE_LOG),
             cq: CqPath::default(),
+            av: RowTable::default(),
+            av_w: Default::default(),
+            av_rs: Default::default(),
+            av_r: Default::default(),
+            k_av_area: area("address_vectors"),
             sq_w: Default::default(),
             rq_w: Default::default(),
             cq_w: Default::default(),
@@ -482,11 +509,45 @@ impl Logic for HostNic {
         self.cq.s_cqe_data.next = self.s_cqe_data.val();
         self.cq.s_cqe_last.next = self.s_cqe_last.val();
 
-        self.axil.reg_wr_hit.next =
-            self.csr.wr_hit.val() | self.sq_w.val() | self.rq_w.val() | self.cq_w.val();
+        // ---- The address vector table: rows decoded as the queues (row 10:5, word 4:2; all
+        // eight words exist), looked up by the engines.
+        self.av_w.next = (self.axil.reg_wr_addr.val().get_bits::<13>(11) == self.k_av_area.val())
+            & (self.axil.reg_wr_addr.val().get_bits::<2>(0) == 0);
+        self.av_rs.next = (self.axil.reg_rd_start_addr.val().get_bits::<13>(11)
+            == self.k_av_area.val())
+            & self.axil.reg_rd_start.val();
+        self.av_r.next = (self.axil.reg_rd_addr.val().get_bits::<13>(11) == self.k_av_area.val())
+            & (self.axil.reg_rd_addr.val().get_bits::<2>(0) == 0);
+        self.av.clock.next = self.clock.val();
+        self.av.reset.next = self.dp_reset.val();
+        self.av.wr_en.next = self.axil.reg_wr_en.val() & self.av_w.val();
+        self.av.wr_row.next = self.axil.reg_wr_addr.val().get_bits::<6>(5);
+        self.av.wr_word.next = self.axil.reg_wr_addr.val().get_bits::<3>(2);
+        self.av.wr_data.next = self.axil.reg_wr_data.val();
+        self.av.rd_start.next = self.av_rs.val();
+        self.av.rd_row.next = self.axil.reg_rd_start_addr.val().get_bits::<6>(5);
+        self.av.rd_word.next = self.axil.reg_rd_start_addr.val().get_bits::<3>(2);
+        self.av.look_valid.next = self.av_look_valid.val();
+        self.av.look_row.next = self.av_look_row.val();
+        self.av_look_ready.next = self.av.look_ready.val();
+        self.av_got_valid.next = self.av.got_valid.val();
+        self.av_got_row.next = self.av.got_row.val();
+        self.av_got_data.next = self.av.got_data.val();
+
+        self.axil.reg_wr_hit.next = self.csr.wr_hit.val()
+            | self.sq_w.val()
+            | self.rq_w.val()
+            | self.cq_w.val()
+            | self.av_w.val();
         self.axil.reg_rd_data.next = self.csr.rd_data.val();
-        self.axil.reg_rd_hit.next =
-            self.csr.rd_hit.val() | self.sq_r.val() | self.rq_r.val() | self.cq_r.val();
+        self.axil.reg_rd_hit.next = self.csr.rd_hit.val()
+            | self.sq_r.val()
+            | self.rq_r.val()
+            | self.cq_r.val()
+            | self.av_r.val();
+        if self.av_r.val() {
+            self.axil.reg_rd_data.next = self.av.rd_data.val();
+        }
         if self.sq_r.val() {
             self.axil.reg_rd_data.next = self.sq.reg_rd_data.val();
         }

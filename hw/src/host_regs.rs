@@ -81,6 +81,9 @@ pub fn nic_owned(r: u32, name: &str) -> bool {
 /// Blocks whose per-queue registers live in a queue manager's block RAM, not in the file.
 pub const QUEUE_BLOCKS: [&str; 3] = ["send_queues", "receive_queues", "completion_queues"];
 
+/// Blocks whose per-row registers are a table's register window ([`crate::row_table`]).
+pub const TABLE_BLOCKS: [&str; 1] = ["address_vectors"];
+
 /// The byte address of queue 0's registers in a queue block, and the bytes per queue.
 pub fn queue_area(block: &str) -> (u32, u32) {
     let b = regs::BLOCKS
@@ -95,7 +98,7 @@ pub fn queue_area(block: &str) -> (u32, u32) {
 pub fn table(build: &Build) -> Result<Vec<Entry>, String> {
     let mut out = Vec::new();
     for (addr, b, q, r) in build.registers() {
-        if q.is_some() && QUEUE_BLOCKS.contains(&b.name) {
+        if q.is_some() && (QUEUE_BLOCKS.contains(&b.name) || TABLE_BLOCKS.contains(&b.name)) {
             continue;
         }
         let name = regs::qualified_name(b.name, q, r.name);
@@ -242,7 +245,8 @@ mod tests {
         let t = table(&HOST_BUILD).unwrap();
         check(&t).unwrap();
         let queues = 3 * (1usize << LOG_QUEUES) * regs::RING.len();
-        assert_eq!(t.len() + queues, HOST_BUILD.registers().len());
+        let rows = (1usize << LOG_QUEUES) * regs::ROW.len();
+        assert_eq!(t.len() + queues + rows, HOST_BUILD.registers().len());
         // host_nic decodes the queue areas by address bits 23:11 (64 queues of 32 bytes),
         // the queue by bits 10:5 and the word by bits 4:2.
         assert_eq!(LOG_QUEUES, 6);
@@ -253,6 +257,7 @@ mod tests {
             let (base, stride) = queue_area(b);
             assert_eq!((base >> 11, stride), (hi, 32), "{b}");
         }
+        assert_eq!(queue_area(TABLE_BLOCKS[0]), (0x30_2000, 32));
         let ctrl = regs::offset("ctrl", "CTRL", None).unwrap();
         assert!(t.iter().any(|e| e.addr == ctrl && e.name == "ctrl.CTRL"));
     }

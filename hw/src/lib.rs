@@ -37,6 +37,7 @@ pub mod raw_tx;
 pub mod reset_sync;
 pub mod rgmii_io;
 pub mod rgmii_mac;
+pub mod row_table;
 pub mod rx_parser;
 pub mod status_leds;
 pub mod tops;

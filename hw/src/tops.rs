@@ -117,6 +117,16 @@ pub const TOPS: &[Top] = &[
         name: "transport_tx",
         verilog: || verilog_of(crate::transport_tx::TransportTx::default()),
     },
+    // A table of 16 address vectors: host register window and engine lookups.
+    Top {
+        name: "row_table",
+        verilog: || {
+            verilog_of(crate::row_table::RowTable::<
+                { crate::address_vector::AV_BITS },
+                4,
+            >::default())
+        },
+    },
     // The host interface: CSR port and register file in front of the receive parser.
     Top {
         name: "host_nic",

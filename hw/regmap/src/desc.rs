@@ -225,6 +225,85 @@ pub const RAW_CQE: Format = Format {
 };
 
 /// Every format.
+/// Fields packed one after another from bit 0, in order: what a table row in block RAM holds
+/// (its register window shows the row's bits in order, word 0 first).
+const fn packed<const N: usize>(spec: [(&'static str, u8, &'static str); N]) -> [DescField; N] {
+    let mut out = [DescField {
+        name: "",
+        byte: 0,
+        bit: 0,
+        bits: 0,
+        doc: "",
+    }; N];
+    let mut at = 0usize;
+    let mut i = 0;
+    while i < N {
+        out[i] = DescField {
+            name: spec[i].0,
+            byte: (at / 8) as u16,
+            bit: (at % 8) as u8,
+            bits: spec[i].1,
+            doc: spec[i].2,
+        };
+        at += spec[i].1 as usize;
+        i += 1;
+    }
+    out
+}
+
+/// Bits a packed format's fields fill.
+pub const fn packed_bits(fields: &[DescField]) -> usize {
+    let mut n = 0;
+    let mut i = 0;
+    while i < fields.len() {
+        n += fields[i].bits as usize;
+        i += 1;
+    }
+    n
+}
+
+const AV_FIELDS: [DescField; 9] = packed([
+    ("DMAC", 48, "the peer's MAC"),
+    (
+        "DGID_LO",
+        64,
+        "the peer's GID, bytes 8-15 as a big-endian number (IPv4: 0xFFFF << 32 | address)",
+    ),
+    (
+        "DGID_HI",
+        64,
+        "the peer's GID, bytes 0-7 as a big-endian number (IPv4: 0)",
+    ),
+    (
+        "SGID_INDEX",
+        4,
+        "our address: an entry of the NIC's GID table",
+    ),
+    (
+        "UDP_SPORT",
+        16,
+        "UDP source port (rxe: 0xC000 | hash of the QPN; the driver resolves it)",
+    ),
+    (
+        "TRAFFIC_CLASS",
+        8,
+        "IP TOS / traffic class byte: DSCP << 2 | ECN",
+    ),
+    ("HOP_LIMIT", 8, "IPv6 hop limit (IPv4 sends the NIC's TTL)"),
+    ("FLOW_LABEL", 20, "IPv6 flow label"),
+    ("V6", 1, "the path is IPv6"),
+]);
+
+/// A row of the address vector table: where a QP's packets go (the transport model's
+/// `AddressVector`, our IP as a GID table index).
+pub const ADDR_VECTOR: Format = Format {
+    name: "addr_vector",
+    size: 32,
+    fields: &AV_FIELDS,
+    sge: None,
+    doc: "a row of the address vector table (233 bits, packed from bit 0), written through the address_vectors block",
+};
+
 pub const FORMATS: &[Format] = &[
     SGE,
     SEND_WQE,
@@ -233,6 +312,7 @@ pub const FORMATS: &[Format] = &[
     RAW_TX_DESC,
     RAW_RX_DESC,
     RAW_CQE,
+    ADDR_VECTOR,
 ];
 
 impl Format {

@@ -607,7 +607,7 @@ const CQ: Block = Block {
     version: 1,
     base: 0x20_1000,
     span: 0x10_0000,
-    registers: &[hdr(0x0012, 1), next(0)],
+    registers: &[hdr(0x0012, 1), next(0x30_1000)],
     per_queue: Some((
         Repeat {
             count: "NUM_CQS",
@@ -619,11 +619,47 @@ const CQ: Block = Block {
     doc: "completion rings; entries carry a phase bit that flips on every wrap, so the host polls memory and zeroes nothing",
 };
 
+/// The words of a table row's register window: word `k` holds row bits `32k..32k+31`.
+pub const ROW: &[Register] = &[
+    Register::new("WORD0", 0x00, Access::Rw, 0, "row bits 31:0"),
+    Register::new("WORD1", 0x04, Access::Rw, 0, "row bits 63:32"),
+    Register::new("WORD2", 0x08, Access::Rw, 0, "row bits 95:64"),
+    Register::new("WORD3", 0x0C, Access::Rw, 0, "row bits 127:96"),
+    Register::new("WORD4", 0x10, Access::Rw, 0, "row bits 159:128"),
+    Register::new("WORD5", 0x14, Access::Rw, 0, "row bits 191:160"),
+    Register::new("WORD6", 0x18, Access::Rw, 0, "row bits 223:192"),
+    Register::new(
+        "WORD7",
+        0x1C,
+        Access::Rw,
+        0,
+        "row bits 255:224; writing it commits the row (words 0-6 as last written, to any row)",
+    ),
+];
+
+const AV: Block = Block {
+    name: "address_vectors",
+    type_id: 0x0020,
+    version: 1,
+    base: 0x30_1000,
+    span: 0x10_0000,
+    registers: &[hdr(0x0020, 1), next(0)],
+    per_queue: Some((
+        Repeat {
+            count: "NUM_QPS",
+            first: 0x1000,
+            stride: 0x20,
+        },
+        ROW,
+    )),
+    doc: "the address vector table (desc::ADDR_VECTOR), one row per QP: write WORD0..WORD6, then WORD7, which commits the whole row at once, so an engine never sees half a row; reads return the committed row",
+};
+
 /// Raw rings of every build.
 pub const RAW_RINGS: u32 = 3;
 
 /// Every block, in chain order.
-pub const BLOCKS: &[Block] = &[ID, CTRL, COUNTERS, RAW, SQ, RQ, CQ];
+pub const BLOCKS: &[Block] = &[ID, CTRL, COUNTERS, RAW, SQ, RQ, CQ, AV];
 
 /// How many times a block's queue registers repeat in the default build.
 pub fn repeat_count(r: &Repeat) -> u32 {

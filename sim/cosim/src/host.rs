@@ -86,6 +86,8 @@ hdl_ports!(rnic_hw::host_nic::HostNic {
         s_cqe_cq,
         s_cqe_data,
         s_cqe_last,
+        av_look_valid,
+        av_look_row,
     ],
     outputs: [
         s_axil_awready,
@@ -128,6 +130,10 @@ hdl_ports!(rnic_hw::host_nic::HostNic {
         m_rq_wqe_queue,
         m_rq_wqe_index,
         s_cqe_ready,
+        av_look_ready,
+        av_got_valid,
+        av_got_row,
+        av_got_data,
         irq,
     ],
 });

@@ -211,18 +211,18 @@ pub fn descriptor_of(f: &RoceFrame) -> (TransportHeader, AvRecord, u128) {
     t.set("PSN", u64::from(f.bth.psn));
     set_ext(&mut t, &f.ext);
     let mut av = AvRecord::zero();
-    av.set("dmac", f.eth.dst.to_u64());
-    av.set("udp_sport", u64::from(f.udp.src_port));
+    av.set("DMAC", f.eth.dst.to_u64());
+    av.set("UDP_SPORT", u64::from(f.udp.src_port));
     let (sgid, dgid) = match &f.ip {
         IpRepr::V4(v) => {
-            av.set("traffic_class", u64::from(v.dscp << 2 | v.ecn));
+            av.set("TRAFFIC_CLASS", u64::from(v.dscp << 2 | v.ecn));
             (v.src.to_ipv6_mapped(), v.dst.to_ipv6_mapped())
         }
         IpRepr::V6(v) => {
-            av.set("v6", 1);
-            av.set("traffic_class", u64::from(v.dscp << 2 | v.ecn));
-            av.set("hop_limit", u64::from(v.hop_limit));
-            av.set("flow_label", u64::from(v.flow_label));
+            av.set("V6", 1);
+            av.set("TRAFFIC_CLASS", u64::from(v.dscp << 2 | v.ecn));
+            av.set("HOP_LIMIT", u64::from(v.hop_limit));
+            av.set("FLOW_LABEL", u64::from(v.flow_label));
             (v.src, v.dst)
         }
     };
@@ -594,3 +594,10 @@ pub fn run_rx_path<D: PortDut>(
     r.bypass = byp.frames;
     Ok(r)
 }
+
+hdl_ports!(rnic_hw::row_table::RowTable<{ rnic_hw::address_vector::AV_BITS }, 4> {
+    inputs: [
+        reset, wr_en, wr_row, wr_word, wr_data, rd_start, rd_row, rd_word, look_valid, look_row,
+    ],
+    outputs: [rd_data, look_ready, got_valid, got_row, got_data],
+});
