@@ -31,7 +31,7 @@ use crate::dma_arbiter::DmaArbiter;
 use crate::host_regs::{HOST_BUILD, LOG_QUEUES, queue_area, table};
 use crate::raw_rx::RawRx;
 use crate::raw_tx::RawTx;
-use crate::row_table::RowTable;
+use crate::row_table::{MR_BITS, QP_BITS, RowTable};
 use crate::rx_parser::RxParser;
 use crate::wq_path::WqPath;
 
@@ -133,6 +133,20 @@ pub struct HostNic {
     pub av_got_valid: Signal<Out, Bit>,
     pub av_got_row: Signal<Out, Bits<LOG_QUEUES>>,
     pub av_got_data: Signal<Out, Bits<AV_BITS>>,
+    /// Memory region lookups (by key index).
+    pub mr_look_valid: Signal<In, Bit>,
+    pub mr_look_ready: Signal<Out, Bit>,
+    pub mr_look_row: Signal<In, Bits<LOG_QUEUES>>,
+    pub mr_got_valid: Signal<Out, Bit>,
+    pub mr_got_row: Signal<Out, Bits<LOG_QUEUES>>,
+    pub mr_got_data: Signal<Out, Bits<MR_BITS>>,
+    /// QP attribute lookups.
+    pub qp_look_valid: Signal<In, Bit>,
+    pub qp_look_ready: Signal<Out, Bit>,
+    pub qp_look_row: Signal<In, Bits<LOG_QUEUES>>,
+    pub qp_got_valid: Signal<Out, Bit>,
+    pub qp_got_row: Signal<Out, Bits<LOG_QUEUES>>,
+    pub qp_got_data: Signal<Out, Bits<QP_BITS>>,
     /// The interrupt: a pending cause that is enabled.
     pub irq: Signal<Out, Bit>,
 
@@ -153,6 +167,18 @@ pub struct HostNic {
     av_rs: Signal<Local, Bit>,
     av_r: Signal<Local, Bit>,
     k_av_area: Constant<Bits<13>>,
+    /// The memory region table and its register window.
+    mr: RowTable<MR_BITS, LOG_QUEUES>,
+    mr_w: Signal<Local, Bit>,
+    mr_rs: Signal<Local, Bit>,
+    mr_r: Signal<Local, Bit>,
+    k_mr_area: Constant<Bits<13>>,
+    /// The QP attribute table and its register window.
+    qp: RowTable<QP_BITS, LOG_QUEUES>,
+    qp_w: Signal<Local, Bit>,
+    qp_rs: Signal<Local, Bit>,
+    qp_r: Signal<Local, Bit>,
+    k_qp_area: Constant<Bits<13>>,
     sq_w: Signal<Local, Bit>,
     rq_w: Signal<Local, Bit>,
     cq_w: Signal<Local, Bit>,
@@ -304,6 +330,18 @@ impl HostNic {
             av_got_valid: Default::default(),
             av_got_row: Default::default(),
             av_got_data: Default::default(),
+            mr_look_valid: Default::default(),
+            mr_look_ready: Default::default(),
+            mr_look_row: Default::default(),
+            mr_got_valid: Default::default(),
+            mr_got_row: Default::default(),
+            mr_got_data: Default::default(),
+            qp_look_valid: Default::default(),
+            qp_look_ready: Default::default(),
+            qp_look_row: Default::default(),
+            qp_got_valid: Default::default(),
+            qp_got_row: Default::default(),
+            qp_got_data: Default::default(),
             irq: Default::default(),
             axil: Default::default(),
             csr: CsrFile::new(entries),
@@ -321,6 +359,16 @@ impl HostNic {
             av_rs: Default::default(),
             av_r: Default::default(),
             k_av_area: area("address_vectors"),
+            mr: RowTable::default(),
+            mr_w: Default::default(),
+            mr_rs: Default::default(),
+            mr_r: Default::default(),
+            k_mr_area: area("memory_regions"),
+            qp: RowTable::default(),
+            qp_w: Default::default(),
+            qp_rs: Default::default(),
+            qp_r: Default::default(),
+            k_qp_area: area("qp_attributes"),
             sq_w: Default::default(),
             rq_w: Default::default(),
             cq_w: Default::default(),
@@ -534,19 +582,77 @@ impl Logic for HostNic {
         self.av_got_row.next = self.av.got_row.val();
         self.av_got_data.next = self.av.got_data.val();
 
+        // ---- The memory region table, decoded as the address vector table.
+        self.mr_w.next = (self.axil.reg_wr_addr.val().get_bits::<13>(11) == self.k_mr_area.val())
+            & (self.axil.reg_wr_addr.val().get_bits::<2>(0) == 0);
+        self.mr_rs.next = (self.axil.reg_rd_start_addr.val().get_bits::<13>(11)
+            == self.k_mr_area.val())
+            & self.axil.reg_rd_start.val();
+        self.mr_r.next = (self.axil.reg_rd_addr.val().get_bits::<13>(11) == self.k_mr_area.val())
+            & (self.axil.reg_rd_addr.val().get_bits::<2>(0) == 0);
+        self.mr.clock.next = self.clock.val();
+        self.mr.reset.next = self.dp_reset.val();
+        self.mr.wr_en.next = self.axil.reg_wr_en.val() & self.mr_w.val();
+        self.mr.wr_row.next = self.axil.reg_wr_addr.val().get_bits::<6>(5);
+        self.mr.wr_word.next = self.axil.reg_wr_addr.val().get_bits::<3>(2);
+        self.mr.wr_data.next = self.axil.reg_wr_data.val();
+        self.mr.rd_start.next = self.mr_rs.val();
+        self.mr.rd_row.next = self.axil.reg_rd_start_addr.val().get_bits::<6>(5);
+        self.mr.rd_word.next = self.axil.reg_rd_start_addr.val().get_bits::<3>(2);
+        self.mr.look_valid.next = self.mr_look_valid.val();
+        self.mr.look_row.next = self.mr_look_row.val();
+        self.mr_look_ready.next = self.mr.look_ready.val();
+        self.mr_got_valid.next = self.mr.got_valid.val();
+        self.mr_got_row.next = self.mr.got_row.val();
+        self.mr_got_data.next = self.mr.got_data.val();
+
+        // ---- The QP attribute table, decoded as the address vector table.
+        self.qp_w.next = (self.axil.reg_wr_addr.val().get_bits::<13>(11) == self.k_qp_area.val())
+            & (self.axil.reg_wr_addr.val().get_bits::<2>(0) == 0);
+        self.qp_rs.next = (self.axil.reg_rd_start_addr.val().get_bits::<13>(11)
+            == self.k_qp_area.val())
+            & self.axil.reg_rd_start.val();
+        self.qp_r.next = (self.axil.reg_rd_addr.val().get_bits::<13>(11) == self.k_qp_area.val())
+            & (self.axil.reg_rd_addr.val().get_bits::<2>(0) == 0);
+        self.qp.clock.next = self.clock.val();
+        self.qp.reset.next = self.dp_reset.val();
+        self.qp.wr_en.next = self.axil.reg_wr_en.val() & self.qp_w.val();
+        self.qp.wr_row.next = self.axil.reg_wr_addr.val().get_bits::<6>(5);
+        self.qp.wr_word.next = self.axil.reg_wr_addr.val().get_bits::<3>(2);
+        self.qp.wr_data.next = self.axil.reg_wr_data.val();
+        self.qp.rd_start.next = self.qp_rs.val();
+        self.qp.rd_row.next = self.axil.reg_rd_start_addr.val().get_bits::<6>(5);
+        self.qp.rd_word.next = self.axil.reg_rd_start_addr.val().get_bits::<3>(2);
+        self.qp.look_valid.next = self.qp_look_valid.val();
+        self.qp.look_row.next = self.qp_look_row.val();
+        self.qp_look_ready.next = self.qp.look_ready.val();
+        self.qp_got_valid.next = self.qp.got_valid.val();
+        self.qp_got_row.next = self.qp.got_row.val();
+        self.qp_got_data.next = self.qp.got_data.val();
+
         self.axil.reg_wr_hit.next = self.csr.wr_hit.val()
             | self.sq_w.val()
             | self.rq_w.val()
             | self.cq_w.val()
-            | self.av_w.val();
+            | self.av_w.val()
+            | self.mr_w.val()
+            | self.qp_w.val();
         self.axil.reg_rd_data.next = self.csr.rd_data.val();
         self.axil.reg_rd_hit.next = self.csr.rd_hit.val()
             | self.sq_r.val()
             | self.rq_r.val()
             | self.cq_r.val()
-            | self.av_r.val();
+            | self.av_r.val()
+            | self.mr_r.val()
+            | self.qp_r.val();
         if self.av_r.val() {
             self.axil.reg_rd_data.next = self.av.rd_data.val();
+        }
+        if self.mr_r.val() {
+            self.axil.reg_rd_data.next = self.mr.rd_data.val();
+        }
+        if self.qp_r.val() {
+            self.axil.reg_rd_data.next = self.qp.rd_data.val();
         }
         if self.sq_r.val() {
             self.axil.reg_rd_data.next = self.sq.reg_rd_data.val();

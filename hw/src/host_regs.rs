@@ -62,7 +62,7 @@ pub const LOG_QUEUES: usize = 6;
 pub const HOST_BUILD: Build = Build {
     features: regs::FEATURE_RAW_QUEUES,
     qps: 1 << LOG_QUEUES,
-    mrs: 0,
+    mrs: 1 << LOG_QUEUES,
     cqs: 1 << LOG_QUEUES,
     clock_khz: 125_000,
     git_hash: 0,
@@ -82,7 +82,7 @@ pub fn nic_owned(r: u32, name: &str) -> bool {
 pub const QUEUE_BLOCKS: [&str; 3] = ["send_queues", "receive_queues", "completion_queues"];
 
 /// Blocks whose per-row registers are a table's register window ([`crate::row_table`]).
-pub const TABLE_BLOCKS: [&str; 1] = ["address_vectors"];
+pub const TABLE_BLOCKS: [&str; 3] = ["address_vectors", "memory_regions", "qp_attributes"];
 
 /// The byte address of queue 0's registers in a queue block, and the bytes per queue.
 pub fn queue_area(block: &str) -> (u32, u32) {
@@ -245,7 +245,7 @@ mod tests {
         let t = table(&HOST_BUILD).unwrap();
         check(&t).unwrap();
         let queues = 3 * (1usize << LOG_QUEUES) * regs::RING.len();
-        let rows = (1usize << LOG_QUEUES) * regs::ROW.len();
+        let rows = TABLE_BLOCKS.len() * (1usize << LOG_QUEUES) * regs::ROW.len();
         assert_eq!(t.len() + queues + rows, HOST_BUILD.registers().len());
         // host_nic decodes the queue areas by address bits 23:11 (64 queues of 32 bytes),
         // the queue by bits 10:5 and the word by bits 4:2.
@@ -258,6 +258,8 @@ mod tests {
             assert_eq!((base >> 11, stride), (hi, 32), "{b}");
         }
         assert_eq!(queue_area(TABLE_BLOCKS[0]), (0x30_2000, 32));
+        assert_eq!(queue_area(TABLE_BLOCKS[1]), (0x40_2000, 32));
+        assert_eq!(queue_area(TABLE_BLOCKS[2]), (0x50_2000, 32));
         let ctrl = regs::offset("ctrl", "CTRL", None).unwrap();
         assert!(t.iter().any(|e| e.addr == ctrl && e.name == "ctrl.CTRL"));
     }

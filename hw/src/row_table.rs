@@ -11,7 +11,13 @@
 //!
 //! Block RAM keeps its contents through resets: the driver writes every row it uses.
 
+use rnic_regmap::desc::{MR_ENTRY, QP_ATTR, packed_bits};
 use rust_hdl::prelude::*;
+
+/// Bits of a memory region table row (`desc::MR_ENTRY`).
+pub const MR_BITS: usize = packed_bits(MR_ENTRY.fields);
+/// Bits of a QP attribute table row (`desc::QP_ATTR`).
+pub const QP_BITS: usize = packed_bits(QP_ATTR.fields);
 
 #[derive(LogicBlock)]
 pub struct RowTable<const W: usize, const A: usize> {

@@ -304,6 +304,96 @@ pub const ADDR_VECTOR: Format = Format {
     doc: "a row of the address vector table (233 bits, packed from bit 0), written through the address_vectors block",
 };
 
+const MR_FIELDS: [DescField; 7] = packed([
+    ("VALID", 1, "the row is a registered region"),
+    (
+        "KEY_TAG",
+        8,
+        "the key's low byte: a key names this row when key >> 8 is its index and key & 0xFF this tag",
+    ),
+    ("PD", 16, "protection domain"),
+    (
+        "ACCESS",
+        4,
+        "ibv_access_flags: 1 LOCAL_WRITE, 2 REMOTE_WRITE, 4 REMOTE_READ, 8 REMOTE_ATOMIC",
+    ),
+    ("VA", 64, "the region's first virtual address"),
+    ("LENGTH", 64, "bytes"),
+    (
+        "DMA_BASE",
+        64,
+        "the device address of VA (the region is contiguous in device space)",
+    ),
+]);
+
+/// A row of the memory region table.
+pub const MR_ENTRY: Format = Format {
+    name: "mr_entry",
+    size: 32,
+    fields: &MR_FIELDS,
+    sge: None,
+    doc: "a row of the memory region table (221 bits, packed from bit 0), written through the memory_regions block",
+};
+
+const QP_FIELDS: [DescField; 19] = packed([
+    (
+        "STATE",
+        3,
+        "ibv_qp_state: 0 RESET, 1 INIT, 2 RTR, 3 RTS, 4 SQD, 5 SQE, 6 ERR",
+    ),
+    ("TYPE", 1, "0 RC, 1 UD"),
+    (
+        "ACCESS",
+        4,
+        "remote access the responder allows (ibv_access_flags, as MR_ENTRY.ACCESS)",
+    ),
+    ("PD", 16, "protection domain"),
+    ("PATH_MTU", 3, "ibv_mtu: 1 256 ... 5 4096"),
+    (
+        "TIMEOUT",
+        5,
+        "local ACK timeout: 4.096 us x 2^TIMEOUT; 0 disables",
+    ),
+    (
+        "RETRY_CNT",
+        3,
+        "retries after a timeout or sequence NAK (7: forever)",
+    ),
+    ("RNR_RETRY", 3, "retries after an RNR NAK (7: forever)"),
+    ("MIN_RNR_TIMER", 5, "the RNR NAK's timer code"),
+    (
+        "MAX_RD_ATOMIC",
+        5,
+        "READ/atomic requests this QP may have outstanding",
+    ),
+    (
+        "MAX_DEST_RD_ATOMIC",
+        5,
+        "READ/atomic requests it accepts outstanding",
+    ),
+    ("DEST_QPN", 24, "the peer's QPN (RC)"),
+    ("SQ_PSN", 24, "the first PSN to send"),
+    ("RQ_PSN", 24, "the first PSN expected"),
+    ("QKEY", 32, "UD: the Q_Key"),
+    ("PKEY", 16, "the P_Key sent and required"),
+    ("SEND_CQ", 16, "the completion queue of the send ring"),
+    ("RECV_CQ", 16, "the completion queue of the receive ring"),
+    (
+        "SIG_ALL",
+        1,
+        "every send request completes (else only those signalled)",
+    ),
+]);
+
+/// A row of the QP attribute table.
+pub const QP_ATTR: Format = Format {
+    name: "qp_attr",
+    size: 32,
+    fields: &QP_FIELDS,
+    sge: None,
+    doc: "a row of the QP attribute table (206 bits, packed from bit 0): the driver's part of a QP's context, written through the qp_attributes block",
+};
+
 pub const FORMATS: &[Format] = &[
     SGE,
     SEND_WQE,
@@ -313,6 +403,8 @@ pub const FORMATS: &[Format] = &[
     RAW_RX_DESC,
     RAW_CQE,
     ADDR_VECTOR,
+    MR_ENTRY,
+    QP_ATTR,
 ];
 
 impl Format {

@@ -643,7 +643,7 @@ const AV: Block = Block {
     version: 1,
     base: 0x30_1000,
     span: 0x10_0000,
-    registers: &[hdr(0x0020, 1), next(0)],
+    registers: &[hdr(0x0020, 1), next(0x40_1000)],
     per_queue: Some((
         Repeat {
             count: "NUM_QPS",
@@ -655,11 +655,47 @@ const AV: Block = Block {
     doc: "the address vector table (desc::ADDR_VECTOR), one row per QP: write WORD0..WORD6, then WORD7, which commits the whole row at once, so an engine never sees half a row; reads return the committed row",
 };
 
+const MR: Block = Block {
+    name: "memory_regions",
+    type_id: 0x0021,
+    version: 1,
+    base: 0x40_1000,
+    span: 0x10_0000,
+    registers: &[hdr(0x0021, 1), next(0x50_1000)],
+    per_queue: Some((
+        Repeat {
+            count: "NUM_MRS",
+            first: 0x1000,
+            stride: 0x20,
+        },
+        ROW,
+    )),
+    doc: "the memory region table (desc::MR_ENTRY), one row per key index (key >> 8): write WORD0..WORD6, then WORD7, which commits the row",
+};
+
+const QP: Block = Block {
+    name: "qp_attributes",
+    type_id: 0x0022,
+    version: 1,
+    base: 0x50_1000,
+    span: 0x10_0000,
+    registers: &[hdr(0x0022, 1), next(0)],
+    per_queue: Some((
+        Repeat {
+            count: "NUM_QPS",
+            first: 0x1000,
+            stride: 0x20,
+        },
+        ROW,
+    )),
+    doc: "the QP attribute table (desc::QP_ATTR), the driver's part of each QP's context: write WORD0..WORD6, then WORD7, which commits the row",
+};
+
 /// Raw rings of every build.
 pub const RAW_RINGS: u32 = 3;
 
 /// Every block, in chain order.
-pub const BLOCKS: &[Block] = &[ID, CTRL, COUNTERS, RAW, SQ, RQ, CQ, AV];
+pub const BLOCKS: &[Block] = &[ID, CTRL, COUNTERS, RAW, SQ, RQ, CQ, AV, MR, QP];
 
 /// How many times a block's queue registers repeat in the default build.
 pub fn repeat_count(r: &Repeat) -> u32 {
@@ -698,6 +734,7 @@ impl Build {
         match r.count {
             "NUM_QPS" => self.qps,
             "NUM_CQS" => self.cqs,
+            "NUM_MRS" => self.mrs,
             "RAW_RINGS" => RAW_RINGS,
             other => panic!("unknown count {other}"),
         }

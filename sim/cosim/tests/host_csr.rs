@@ -8,6 +8,7 @@ use rnic_cosim::ports::{PortDut, PortLockStep};
 use rnic_hw::address_vector::AV_BITS;
 use rnic_hw::host_nic::HostNic;
 use rnic_hw::host_regs::{HOST_BUILD, TABLE_BLOCKS};
+use rnic_hw::row_table::{MR_BITS, QP_BITS};
 use rnic_regmap::regs::{self, Access, Register};
 
 fn dut(seed: u64) -> PortLockStep<HostNic> {
@@ -106,9 +107,14 @@ fn every_register_has_the_access_type_of_the_map() {
                 continue;
             }
             let row = addr - 28;
+            let width = match b.name {
+                "address_vectors" => AV_BITS,
+                "memory_regions" => MR_BITS,
+                _ => QP_BITS,
+            };
             for w in 0..8u32 {
                 let lo = 32 * w as usize;
-                let bits = AV_BITS.saturating_sub(lo).min(32);
+                let bits = width.saturating_sub(lo).min(32);
                 let m = if bits == 32 { !0 } else { (1u32 << bits) - 1 };
                 let v = bus.read(&mut d, row + 4 * w).unwrap().0;
                 assert_eq!(v, pattern & m, "{what}: word {w} committed");
