@@ -7,8 +7,6 @@
 
 use rnic_regmap::desc::{ADDR_VECTOR, packed_bits};
 
-use crate::header_channel::{mask, pack_values, unpack_values};
-
 /// One entry of the address vector.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Entry {
@@ -46,54 +44,25 @@ pub struct AvRecord {
     pub values: Vec<u64>,
 }
 
+crate::field_record!(
+    AvRecord,
+    "address vector entry",
+    entries().map(|en| (en.name, en.width)),
+    AV_WORDS
+);
+
 impl AvRecord {
-    pub fn zero() -> Self {
-        AvRecord {
-            values: vec![0; ADDR_VECTOR.fields.len()],
-        }
-    }
-
-    fn index(name: &str) -> usize {
-        ADDR_VECTOR
-            .fields
-            .iter()
-            .position(|f| f.name == name)
-            .unwrap_or_else(|| panic!("no address vector entry {name}"))
-    }
-
-    pub fn get(&self, name: &str) -> u64 {
-        self.values[Self::index(name)]
-    }
-
-    pub fn set(&mut self, name: &str, v: u64) {
-        let i = Self::index(name);
-        self.values[i] = v & mask(usize::from(ADDR_VECTOR.fields[i].bits));
-    }
-
     /// Sets the peer's GID (16 bytes, network order).
     pub fn set_dgid(&mut self, g: [u8; 16]) {
         self.set("DGID_HI", u64::from_be_bytes(g[..8].try_into().unwrap()));
         self.set("DGID_LO", u64::from_be_bytes(g[8..].try_into().unwrap()));
-    }
-
-    /// Packs into 64-bit words, least significant first.
-    pub fn pack(&self) -> [u64; AV_WORDS] {
-        let mut words = [0u64; AV_WORDS];
-        pack_values(entries().map(|en| en.width), &self.values, &mut words);
-        words
-    }
-
-    /// Unpacks from 64-bit words, least significant first.
-    pub fn unpack(words: &[u64]) -> Self {
-        AvRecord {
-            values: unpack_values(entries().map(|en| en.width), words),
-        }
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::header_channel::mask;
 
     #[test]
     fn pack_unpack_round_trip() {

@@ -238,56 +238,76 @@ pub struct HeaderRecord {
     pub values: Vec<u64>,
 }
 
-impl HeaderRecord {
-    /// A record of zeros.
-    pub fn zero() -> Self {
-        HeaderRecord {
-            values: vec![0; ENTRIES.len()],
+crate::field_record!(
+    HeaderRecord,
+    "header entry",
+    ENTRIES.iter().map(|en| (en.name, en.width)),
+    HDR_WORDS
+);
+
+/// The methods every record of named fields has (the header word, the transport header, the
+/// address vector): a struct `$t { values: Vec<u64> }` whose entries, in order from bit 0, are
+/// the `(name, width)` pairs `$entries` yields, packed into `$words` 64-bit words.
+#[macro_export]
+macro_rules! field_record {
+    ($t:ident, $what:literal, $entries:expr, $words:expr) => {
+        impl $t {
+            /// A record of zeros.
+            pub fn zero() -> Self {
+                $t {
+                    values: vec![0; $entries.count()],
+                }
+            }
+
+            fn index(name: &str) -> (usize, usize) {
+                $entries
+                    .enumerate()
+                    .find(|(_, (n, _))| *n == name)
+                    .map(|(i, (_, w))| (i, w))
+                    .unwrap_or_else(|| panic!("no {} {name}", $what))
+            }
+
+            /// The value of entry `name` (panics on an unknown name: names are compile-time
+            /// facts).
+            pub fn get(&self, name: &str) -> u64 {
+                self.values[Self::index(name).0]
+            }
+
+            /// Sets entry `name` (truncated to its width).
+            pub fn set(&mut self, name: &str, v: u64) {
+                let (i, w) = Self::index(name);
+                self.values[i] = v & $crate::header_channel::mask(w);
+            }
+
+            /// Packs into 64-bit words, least significant first.
+            pub fn pack(&self) -> [u64; $words] {
+                let mut words = [0u64; $words];
+                $crate::header_channel::pack_values(
+                    $entries.map(|(_, w)| w),
+                    &self.values,
+                    &mut words,
+                );
+                words
+            }
+
+            /// Unpacks from 64-bit words, least significant first.
+            pub fn unpack(words: &[u64]) -> Self {
+                $t {
+                    values: $crate::header_channel::unpack_values($entries.map(|(_, w)| w), words),
+                }
+            }
+
+            /// `name=value` pairs of the non-zero entries, for messages.
+            pub fn describe(&self) -> String {
+                $entries
+                    .zip(&self.values)
+                    .filter(|(_, v)| **v != 0)
+                    .map(|((n, _), v)| format!("{n}={v:#x}"))
+                    .collect::<Vec<_>>()
+                    .join(" ")
+            }
         }
-    }
-
-    /// The value of entry `name` (panics on an unknown name: names are compile-time facts).
-    pub fn get(&self, name: &str) -> u64 {
-        let i = ENTRIES
-            .iter()
-            .position(|en| en.name == name)
-            .unwrap_or_else(|| panic!("no header entry {name}"));
-        self.values[i]
-    }
-
-    /// Sets entry `name` (truncated to its width).
-    pub fn set(&mut self, name: &str, v: u64) {
-        let i = ENTRIES
-            .iter()
-            .position(|en| en.name == name)
-            .unwrap_or_else(|| panic!("no header entry {name}"));
-        self.values[i] = v & mask(ENTRIES[i].width);
-    }
-
-    /// Packs the record into 64-bit words, least significant first.
-    pub fn pack(&self) -> [u64; HDR_WORDS] {
-        let mut words = [0u64; HDR_WORDS];
-        pack_values(ENTRIES.iter().map(|en| en.width), &self.values, &mut words);
-        words
-    }
-
-    /// Unpacks a header word given as 64-bit words, least significant first.
-    pub fn unpack(words: &[u64]) -> Self {
-        HeaderRecord {
-            values: unpack_values(ENTRIES.iter().map(|en| en.width), words),
-        }
-    }
-
-    /// `name=value` pairs of the non-zero entries, for messages.
-    pub fn describe(&self) -> String {
-        ENTRIES
-            .iter()
-            .zip(&self.values)
-            .filter(|(_, v)| **v != 0)
-            .map(|(en, v)| format!("{}={v:#x}", en.name))
-            .collect::<Vec<_>>()
-            .join(" ")
-    }
+    };
 }
 
 /// Packs values of the given widths into 64-bit words, the first value at bit 0 (the layout

@@ -27,7 +27,7 @@
 //!
 //! [`header_compact`]: crate::header_compact
 
-use crate::header_channel::{HeaderRecord, mask, offset_of, pack_values, unpack_values};
+use crate::header_channel::{HeaderRecord, mask, offset_of};
 
 /// Which engine takes a packet, by opcode.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
@@ -174,31 +174,14 @@ pub struct TransportHeader {
     pub values: Vec<u64>,
 }
 
+crate::field_record!(
+    TransportHeader,
+    "transport header entry",
+    ENTRIES.iter().map(|en| (en.name, en.width)),
+    TH_WORDS
+);
+
 impl TransportHeader {
-    pub fn zero() -> Self {
-        TransportHeader {
-            values: vec![0; ENTRIES.len()],
-        }
-    }
-
-    fn index(name: &str) -> usize {
-        ENTRIES
-            .iter()
-            .position(|en| en.name == name)
-            .unwrap_or_else(|| panic!("no transport header entry {name}"))
-    }
-
-    /// The value of entry `name` (panics on an unknown name).
-    pub fn get(&self, name: &str) -> u64 {
-        self.values[Self::index(name)]
-    }
-
-    /// Sets entry `name` (truncated to its width).
-    pub fn set(&mut self, name: &str, v: u64) {
-        let i = Self::index(name);
-        self.values[i] = v & mask(ENTRIES[i].width);
-    }
-
     /// What [`header_compact`](crate::header_compact) makes of a header channel word.
     pub fn from_record(r: &HeaderRecord) -> Self {
         let mut t = Self::zero();
@@ -232,31 +215,6 @@ impl TransportHeader {
         g[..8].copy_from_slice(&self.get("src_gid_hi").to_be_bytes());
         g[8..].copy_from_slice(&self.get("src_gid_lo").to_be_bytes());
         g
-    }
-
-    /// Packs into 64-bit words, least significant first.
-    pub fn pack(&self) -> [u64; TH_WORDS] {
-        let mut words = [0u64; TH_WORDS];
-        pack_values(ENTRIES.iter().map(|en| en.width), &self.values, &mut words);
-        words
-    }
-
-    /// Unpacks from 64-bit words, least significant first.
-    pub fn unpack(words: &[u64]) -> Self {
-        TransportHeader {
-            values: unpack_values(ENTRIES.iter().map(|en| en.width), words),
-        }
-    }
-
-    /// `name=value` pairs of the non-zero entries, for messages.
-    pub fn describe(&self) -> String {
-        ENTRIES
-            .iter()
-            .zip(&self.values)
-            .filter(|(_, v)| **v != 0)
-            .map(|(en, v)| format!("{}={v:#x}", en.name))
-            .collect::<Vec<_>>()
-            .join(" ")
     }
 }
 
