@@ -30,12 +30,7 @@ pub const AV_WORDS: usize = AV_BITS.div_ceil(64);
 
 /// Bit offset and width of entry `name`.
 pub fn av_offset_of(name: &str) -> Option<(usize, usize)> {
-    ADDR_VECTOR.field(name).map(|f| {
-        (
-            8 * usize::from(f.byte) + usize::from(f.bit),
-            usize::from(f.bits),
-        )
-    })
+    crate::row_table::row_offset_of(&ADDR_VECTOR, name)
 }
 
 /// An address vector as values by entry.

@@ -11,13 +11,40 @@
 //!
 //! Block RAM keeps its contents through resets: the driver writes every row it uses.
 
-use rnic_regmap::desc::{MR_ENTRY, QP_ATTR, packed_bits};
+use rnic_regmap::desc::{Format, MR_ENTRY, QP_ATTR, RESP_STATE, packed_bits};
 use rust_hdl::prelude::*;
 
 /// Bits of a memory region table row (`desc::MR_ENTRY`).
 pub const MR_BITS: usize = packed_bits(MR_ENTRY.fields);
 /// Bits of a QP attribute table row (`desc::QP_ATTR`).
 pub const QP_BITS: usize = packed_bits(QP_ATTR.fields);
+/// Bits of a responder state row (`desc::RESP_STATE`).
+pub const RS_BITS: usize = packed_bits(RESP_STATE.fields);
+
+/// `(offset, width)` of field `name` in a packed row of format `fmt`.
+pub fn row_offset_of(fmt: &Format, name: &str) -> Option<(usize, usize)> {
+    fmt.field(name).map(|f| {
+        (
+            8 * usize::from(f.byte) + usize::from(f.bit),
+            usize::from(f.bits),
+        )
+    })
+}
+
+/// A field of a memory region row.
+pub fn mr_offset_of(name: &str) -> Option<(usize, usize)> {
+    row_offset_of(&MR_ENTRY, name)
+}
+
+/// A field of a QP attribute row.
+pub fn qp_offset_of(name: &str) -> Option<(usize, usize)> {
+    row_offset_of(&QP_ATTR, name)
+}
+
+/// A field of a responder state row.
+pub fn rs_offset_of(name: &str) -> Option<(usize, usize)> {
+    row_offset_of(&RESP_STATE, name)
+}
 
 #[derive(LogicBlock)]
 pub struct RowTable<const W: usize, const A: usize> {

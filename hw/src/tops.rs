@@ -127,6 +127,11 @@ pub const TOPS: &[Top] = &[
             >::default())
         },
     },
+    // The responder's decision about a request (64 memory region rows).
+    Top {
+        name: "resp_check",
+        verilog: || verilog_of(crate::resp_check::RespCheck::<6>::default()),
+    },
     // The host interface: CSR port and register file in front of the receive parser.
     Top {
         name: "host_nic",

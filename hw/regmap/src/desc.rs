@@ -394,6 +394,41 @@ pub const QP_ATTR: Format = Format {
     doc: "a row of the QP attribute table (206 bits, packed from bit 0): the driver's part of a QP's context, written through the qp_attributes block",
 };
 
+const RESP_FIELDS: [DescField; 7] = packed([
+    ("EPSN", 24, "the PSN expected next"),
+    ("MSN", 24, "messages completed, carried in every ACK's AETH"),
+    (
+        "SENT_NAK",
+        1,
+        "the sequence-error NAK of the current gap has been sent",
+    ),
+    (
+        "OPEN",
+        2,
+        "the message in progress: 0 none, 1 SEND, 2 WRITE",
+    ),
+    (
+        "WR_ADDR",
+        64,
+        "an open WRITE: the device address its next packet writes to",
+    ),
+    ("WR_RESID", 32, "an open WRITE: bytes still to come"),
+    (
+        "WR_LEN",
+        32,
+        "an open WRITE: its whole length (a WRITE with immediate completes with it)",
+    ),
+]);
+
+/// A row of the responder state table.
+pub const RESP_STATE: Format = Format {
+    name: "resp_state",
+    size: 32,
+    fields: &RESP_FIELDS,
+    sge: None,
+    doc: "a row of the responder state table (179 bits, packed from bit 0): the receive engine's part of a QP's context, written by the responder",
+};
+
 pub const FORMATS: &[Format] = &[
     SGE,
     SEND_WQE,
@@ -405,6 +440,7 @@ pub const FORMATS: &[Format] = &[
     ADDR_VECTOR,
     MR_ENTRY,
     QP_ATTR,
+    RESP_STATE,
 ];
 
 impl Format {

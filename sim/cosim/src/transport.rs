@@ -173,7 +173,7 @@ pub fn expect_header(p: &RocePacket<'_>) -> TransportHeader {
 }
 
 /// The extension headers in their union slots.
-fn set_ext(t: &mut TransportHeader, x: &ExtHeaders) {
+pub fn set_ext(t: &mut TransportHeader, x: &ExtHeaders) {
     let imm = x.immdt.or(x.ieth).map_or(0, u64::from);
     if let Some(r) = x.reth {
         t.set("ext_va", r.va);
@@ -600,4 +600,9 @@ hdl_ports!(rnic_hw::row_table::RowTable<{ rnic_hw::address_vector::AV_BITS }, 4>
         reset, wr_en, wr_row, wr_word, wr_data, rd_start, rd_row, rd_word, look_valid, look_row,
     ],
     outputs: [rd_data, look_ready, got_valid, got_row, got_data],
+});
+
+hdl_ports!(rnic_hw::resp_check::RespCheck<6> {
+    inputs: [reset, s_valid, s_hdr, s_qp, s_mr, s_state, s_wqe_ready, m_ready],
+    outputs: [s_ready, m_valid, m_verdict, m_addr],
 });

@@ -19,6 +19,7 @@ pub mod psn;
 pub mod qp;
 pub mod replay;
 pub mod requester;
+pub mod resp_check;
 pub mod responder;
 pub mod verbs;
 

@@ -10,12 +10,12 @@ use rnic_wire::RocePacket;
 use rnic_wire::ext::{Aeth, AtomicAckEth, ExtHeaders};
 
 use crate::completer;
-use crate::mr::AccessError;
 use crate::nic::{Env, bth};
 use crate::ops::{self, Pos};
 use crate::psn;
 use crate::qp::{OpenMsg, Qp, RecvInProgress, Resource, VerbsError};
 use crate::requester::scatter;
+use crate::resp_check::{Check, CheckInput, check};
 use crate::verbs::*;
 
 /// An RC request opcode (SEND, WRITE, READ request, atomics).
@@ -119,110 +119,55 @@ pub(crate) fn receive(qp: &mut Qp, pkt: &RocePacket<'_>, env: &mut Env<'_>) {
         return;
     }
     let p = pkt.bth.psn;
-    let d = psn::diff(p, qp.resp.epsn);
-    if d > 0 {
-        env.counters.resp_out_of_sequence += 1;
-        if qp.resp.sent_nak {
-            env.counters.resp_out_of_sequence_dropped += 1;
-        } else {
-            qp.resp.sent_nak = true;
-            let e = qp.resp.epsn;
-            ack(qp, ops::AETH_NAK_SEQ, e, env);
+    let input = CheckInput {
+        opcode: pkt.opcode.code,
+        psn: p,
+        payload_len: pkt.payload.len(),
+        reth: pkt.ext.reth,
+        atomic: pkt.ext.atomic_eth,
+        epsn: qp.resp.epsn,
+        sent_nak: qp.resp.sent_nak,
+        open: qp.resp.open.clone(),
+        wqe_ready: qp.resp.recv.is_some() || !qp.rq.is_empty(),
+        access: qp.attr.access,
+        max_dest_rd_atomic: qp.attr.max_dest_rd_atomic,
+        mtu: qp.mtu(),
+        pd: qp.pd,
+    };
+    let verdict = check(&input, env.mrs);
+    match verdict {
+        Check::NakSeq | Check::SeqDrop => {
+            env.counters.resp_out_of_sequence += 1;
+            if verdict == Check::SeqDrop {
+                env.counters.resp_out_of_sequence_dropped += 1;
+            } else {
+                qp.resp.sent_nak = true;
+                let e = qp.resp.epsn;
+                ack(qp, ops::AETH_NAK_SEQ, e, env);
+            }
+            return;
         }
-        return;
-    }
-    if d < 0 {
-        duplicate(qp, pkt, env);
-        return;
+        Check::Duplicate => return duplicate(qp, pkt, env),
+        _ => {}
     }
     qp.resp.sent_nak = false;
-    let op = pkt.opcode.code;
-    let pos = ops::position(op);
-    let is_read = op == ops::RC_READ_REQUEST;
-    let is_atomic = matches!(op, ops::RC_COMPARE_SWAP | ops::RC_FETCH_ADD);
-
-    // Opcode sequence.
-    let seq_ok = matches!(
-        (&qp.resp.open, pos),
-        (Some(OpenMsg::Send), Some((false, Pos::Middle | Pos::Last)))
-            | (
-                Some(OpenMsg::Write { .. }),
-                Some((true, Pos::Middle | Pos::Last))
-            )
-            | (None, Some((_, Pos::First | Pos::Only)))
-            | (None, None)
-    );
-    if !seq_ok {
-        return fatal(qp, ops::AETH_NAK_INV_REQ, WcStatus::RemInvReqErr, p, env);
-    }
-    // The operation must be enabled on the QP.
-    let write = matches!(pos, Some((true, _)));
-    let need = if write {
-        Access::REMOTE_WRITE
-    } else if is_read {
-        Access::REMOTE_READ
-    } else if is_atomic {
-        Access::REMOTE_ATOMIC
-    } else {
-        Access::NONE
-    };
-    if !qp.attr.access.contains(need) {
-        return fatal(qp, ops::AETH_NAK_INV_REQ, WcStatus::RemInvReqErr, p, env);
-    }
-    // Resources: READ and atomics need responder resources, SENDs and WRITE with immediate
-    // a receive WQE.
-    if (is_read || is_atomic) && qp.attr.max_dest_rd_atomic == 0 {
-        return fatal(qp, ops::AETH_NAK_INV_REQ, WcStatus::RemInvReqErr, p, env);
-    }
-    let needs_wqe = match pos {
-        Some((false, Pos::First | Pos::Only)) => true,
-        Some((true, Pos::Last | Pos::Only)) => pkt.ext.immdt.is_some(),
-        _ => false,
-    };
-    if needs_wqe && qp.resp.recv.is_none() && qp.rq.is_empty() {
+    if verdict == Check::Rnr {
         let syn = ops::AETH_RNR_NAK | (qp.attr.min_rnr_timer & 0x1F);
         ack(qp, syn, p, env);
         return;
     }
-    // Lengths.
-    let mtu = qp.mtu() as usize;
-    let len = pkt.payload.len();
-    let len_ok = match pos {
-        Some((_, Pos::Only)) => len <= mtu,
-        Some((_, Pos::First | Pos::Middle)) => len == mtu,
-        Some((_, Pos::Last)) => (1..=mtu).contains(&len),
-        None => true,
-    } && pkt.ext.reth.is_none_or(|r| r.dma_len <= 1 << 31);
-    if !len_ok {
+    if verdict.is_access_error() {
+        return fatal(qp, ops::AETH_NAK_REM_ACCESS, WcStatus::RemAccessErr, p, env);
+    }
+    if verdict != Check::Execute {
         return fatal(qp, ops::AETH_NAK_INV_REQ, WcStatus::RemInvReqErr, p, env);
     }
-    // R_Key, access and bounds of the whole operation, before any byte is written.
+    let op = pkt.opcode.code;
+    let pos = ops::position(op);
+    let is_read = op == ops::RC_READ_REQUEST;
+    let is_atomic = matches!(op, ops::RC_COMPARE_SWAP | ops::RC_FETCH_ADD);
+    let len = pkt.payload.len();
     let pd = qp.pd;
-    if let Some(r) = pkt.ext.reth {
-        if r.dma_len > 0 {
-            if let Err(e) = env.mrs.check(r.rkey, pd, r.va, r.dma_len.into(), need) {
-                return access_error(qp, e, p, env);
-            }
-        }
-        if write {
-            // The packet with the RETH must fit the length it announces.
-            let fits = match pos {
-                Some((_, Pos::Only)) => len == r.dma_len as usize,
-                _ => (r.dma_len as usize) > mtu,
-            };
-            if !fits {
-                return fatal(qp, ops::AETH_NAK_INV_REQ, WcStatus::RemInvReqErr, p, env);
-            }
-        }
-    }
-    if let Some(a) = pkt.ext.atomic_eth {
-        if a.va & 7 != 0 {
-            return fatal(qp, ops::AETH_NAK_INV_REQ, WcStatus::RemInvReqErr, p, env);
-        }
-        if let Err(e) = env.mrs.check(a.rkey, pd, a.va, 8, need) {
-            return access_error(qp, e, p, env);
-        }
-    }
 
     env.counters.resp_executed += 1;
     if is_read {
@@ -245,9 +190,6 @@ pub(crate) fn receive(qp: &mut Qp, pkt: &RocePacket<'_>, env: &mut Env<'_>) {
             unreachable!("sequence checked");
         };
         let last = matches!(pos, Pos::Last | Pos::Only);
-        if len as u64 > u64::from(resid) || (last && len as u32 != resid) {
-            return fatal(qp, ops::AETH_NAK_INV_REQ, WcStatus::RemInvReqErr, p, env);
-        }
         if len > 0 {
             let at = env
                 .mrs
@@ -312,10 +254,6 @@ pub(crate) fn receive(qp: &mut Qp, pkt: &RocePacket<'_>, env: &mut Env<'_>) {
     if pkt.bth.ack_req {
         ack(qp, ops::AETH_ACK, p, env);
     }
-}
-
-fn access_error(qp: &mut Qp, _e: AccessError, p: u32, env: &mut Env<'_>) {
-    fatal(qp, ops::AETH_NAK_REM_ACCESS, WcStatus::RemAccessErr, p, env)
 }
 
 fn remember(qp: &mut Qp, r: Resource) {
