@@ -11,7 +11,9 @@
 //!   err}` once the bytes are in host memory (or refused). Done has no ready: clients always
 //!   take it.
 //!
-//! Addresses are 8-byte aligned; `len` is 1..=65535 bytes; a client's tags are `T` bits and
+//! Read addresses are 8-byte aligned; a write may start at any byte (the bytes of its beats
+//! follow one another from `addr`: the responder writes a WRITE's payload where its VA
+//! falls, and the host side aligns); `len` is 1..=65535 bytes; a client's tags are `T` bits and
 //! the host side's `M = T + 1` (the arbiter adds the client's number as the top bit and
 //! routes the answers by it); the host interface's top arbiter has `T = 7`, `M = 8`. Every
 //! channel has valid and ready (but done); a request, once valid, holds its fields until

@@ -59,3 +59,60 @@ macro_rules! field_split {
         }
     };
 }
+
+/// The inverse of [`field_split!`]: `field_join!(Name, WORD_BITS, offset_fn, { port: WIDTH =>
+/// "FIELD", ... })` declares a block with one input per field and the packed `word` out;
+/// fields not named are 0.
+#[macro_export]
+macro_rules! field_join {
+    ($(#[$m:meta])* $name:ident, $bits:expr, $offset:path, { $($port:ident : $w:expr => $field:expr),* $(,)? }) => {
+        $(#[$m])*
+        #[derive(rust_hdl::prelude::LogicBlock)]
+        pub struct $name {
+            $(pub $port: rust_hdl::prelude::Signal<rust_hdl::prelude::In, rust_hdl::prelude::Bits<{ $w }>>,)*
+            pub word: rust_hdl::prelude::Signal<rust_hdl::prelude::Out, rust_hdl::prelude::Bits<{ $bits }>>,
+        }
+
+        impl Default for $name {
+            fn default() -> Self {
+                $(
+                    let (_, w) = $offset($field)
+                        .unwrap_or_else(|| panic!("{}: no field {}", stringify!($name), $field));
+                    assert!(w == $w, "{}: field {} is {} bits, its port {}", stringify!($name), $field, w, $w);
+                )*
+                $name {
+                    $($port: Default::default(),)*
+                    word: Default::default(),
+                }
+            }
+        }
+
+        impl rust_hdl::prelude::Logic for $name {
+            fn update(&mut self) {
+                let mut v: rust_hdl::prelude::Bits<{ $bits }> = rust_hdl::prelude::Bits::default();
+                $(
+                    let (o, _) = $offset($field).expect("checked when built");
+                    v.set_bits::<{ $w }>(o, self.$port.val());
+                )*
+                self.word.next = v;
+            }
+
+            fn connect(&mut self) {
+                self.word.connect();
+            }
+
+            fn hdl(&self) -> rust_hdl::prelude::Verilog {
+                let mut s = format!("always @(*) begin\n    word = {}'d0;\n", $bits);
+                $(
+                    let (o, w) = $offset($field).expect("checked when built");
+                    s.push_str(&format!(
+                        "    word[{}:{}] = {};\n",
+                        o + w - 1, o, stringify!($port)
+                    ));
+                )*
+                s.push_str("end\n");
+                rust_hdl::prelude::Verilog::Custom(s)
+            }
+        }
+    };
+}

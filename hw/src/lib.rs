@@ -37,6 +37,7 @@ pub mod raw_rx;
 pub mod raw_tx;
 pub mod reset_sync;
 pub mod resp_check;
+pub mod responder;
 pub mod rgmii_io;
 pub mod rgmii_mac;
 pub mod row_table;

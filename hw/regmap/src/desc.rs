@@ -394,7 +394,7 @@ pub const QP_ATTR: Format = Format {
     doc: "a row of the QP attribute table (206 bits, packed from bit 0): the driver's part of a QP's context, written through the qp_attributes block",
 };
 
-const RESP_FIELDS: [DescField; 7] = packed([
+const RESP_FIELDS: [DescField; 8] = packed([
     ("EPSN", 24, "the PSN expected next"),
     ("MSN", 24, "messages completed, carried in every ACK's AETH"),
     (
@@ -418,6 +418,11 @@ const RESP_FIELDS: [DescField; 7] = packed([
         32,
         "an open WRITE: its whole length (a WRITE with immediate completes with it)",
     ),
+    (
+        "ERROR",
+        1,
+        "the responder met a fatal error: the QP is in ERR and requests are dropped",
+    ),
 ]);
 
 /// A row of the responder state table.
@@ -426,7 +431,7 @@ pub const RESP_STATE: Format = Format {
     size: 32,
     fields: &RESP_FIELDS,
     sge: None,
-    doc: "a row of the responder state table (179 bits, packed from bit 0): the receive engine's part of a QP's context, written by the responder",
+    doc: "a row of the responder state table (180 bits, packed from bit 0): the receive engine's part of a QP's context, written by the responder",
 };
 
 pub const FORMATS: &[Format] = &[

@@ -1,0 +1,356 @@
+//! The hardware responder ([`rnic_hw::responder`]) in simulation, with what surrounds it in
+//! the NIC: the QP attribute and memory region tables (rows as [`crate::tables`] encodes
+//! them), host memory behind its DMA port, requests in as frames (header, then payload, as the
+//! opcode demultiplexer hands them on), responses out as send descriptors. Every ready the
+//! engine waits on (table lookups, DMA request and data, descriptor) and every input valid
+//! stalls at random with chance `stall` per cycle (0: none), and DMA writes complete 0-3 cycles
+//! after their last beat (at once with `stall` 0).
+//!
+//! Used by the tests (rust-hdl and Verilator in lock-step) and by `rnic bench responder`
+//! (Verilator alone).
+
+use std::collections::VecDeque;
+
+use rnic_cosim::axis::Rng;
+use rnic_cosim::ports::{PortDut, PortLockStep, VerilatedPorts};
+use rnic_cosim::transport::expect_header;
+use rnic_hw::responder::Responder;
+use rnic_wire::RocePacket;
+
+use crate::tables::Row;
+
+/// Rows of each table (`Responder<6>`).
+pub const ROWS: usize = 64;
+
+/// A response the engine sent: its send descriptor (transport header words) and QP row, and
+/// the cycle it left.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Response {
+    pub desc: Vec<u64>,
+    pub qp: usize,
+    pub cycle: u64,
+}
+
+/// What a run measured.
+#[derive(Clone, Debug, Default)]
+pub struct RunStats {
+    pub cycles: u64,
+    pub dma_writes: u64,
+    pub dma_bytes: u64,
+    /// Per request, the cycle its last beat (its header, without payload) was taken.
+    pub taken: Vec<u64>,
+}
+
+/// The responder and its bench.
+pub struct ResponderSim<D: PortDut> {
+    pub dut: D,
+    rng: Rng,
+    stall: f64,
+    qp_rows: Vec<Vec<u64>>,
+    mr_rows: Vec<Vec<u64>>,
+    /// Host memory: buffers at device addresses.
+    memory: Vec<(u64, Vec<u8>)>,
+    pub cycle: u64,
+}
+
+/// A table row as the port's words.
+pub fn row_words(r: &Row) -> Vec<u64> {
+    r.chunks(2)
+        .map(|p| u64::from(p[0]) | u64::from(p[1]) << 32)
+        .collect()
+}
+
+impl ResponderSim<PortLockStep<Responder<6>>> {
+    /// rust-hdl and Verilator in lock-step (every output compared every cycle).
+    pub fn lockstep(seed: u64, stall: f64) -> Result<Self, String> {
+        let d = PortLockStep::new(Responder::<6>::default(), "responder", seed)?;
+        Ok(Self::new(d, seed, stall))
+    }
+}
+
+impl ResponderSim<VerilatedPorts> {
+    /// Verilator alone.
+    pub fn verilated(seed: u64, stall: f64) -> Result<Self, String> {
+        let d = VerilatedPorts::of::<Responder<6>>("responder")?;
+        Ok(Self::new(d, seed, stall))
+    }
+}
+
+impl<D: PortDut> ResponderSim<D> {
+    fn new(mut dut: D, seed: u64, stall: f64) -> Self {
+        let r = dut.input("reset");
+        dut.set(r, 1);
+        dut.settle().expect("reset settles");
+        dut.tick();
+        dut.set(r, 0);
+        ResponderSim {
+            dut,
+            rng: Rng::new(seed ^ 0x5EED),
+            stall,
+            qp_rows: vec![Vec::new(); ROWS],
+            mr_rows: vec![Vec::new(); ROWS],
+            memory: Vec::new(),
+            cycle: 0,
+        }
+    }
+
+    pub fn set_qp(&mut self, row: usize, r: &Row) {
+        self.qp_rows[row] = row_words(r);
+    }
+
+    pub fn set_mr(&mut self, row: usize, r: &Row) {
+        self.mr_rows[row] = row_words(r);
+    }
+
+    /// Maps `len` zeroed bytes of host memory at device address `base`.
+    pub fn map(&mut self, base: u64, len: usize) {
+        self.memory.push((base, vec![0; len]));
+    }
+
+    /// Host memory at `addr`, if mapped.
+    pub fn read(&self, addr: u64, len: usize) -> Option<&[u8]> {
+        self.memory.iter().find_map(|(b, m)| {
+            let at = addr.checked_sub(*b)? as usize;
+            m.get(at..at.checked_add(len)?)
+        })
+    }
+
+    fn write(&mut self, addr: u64, bytes: &[u8]) -> bool {
+        for (b, m) in &mut self.memory {
+            if let Some(at) = addr.checked_sub(*b) {
+                let at = at as usize;
+                if at + bytes.len() <= m.len() {
+                    m[at..at + bytes.len()].copy_from_slice(bytes);
+                    return true;
+                }
+            }
+        }
+        false
+    }
+
+    /// A counter output (`cnt_*`).
+    pub fn counter(&self, name: &str) -> u64 {
+        self.dut.get(self.dut.output(name))
+    }
+
+    fn step(&mut self) -> Result<(), String> {
+        self.dut.settle().map_err(|m| m.to_string())
+    }
+
+    fn tick(&mut self) {
+        self.dut.tick();
+        self.cycle += 1;
+    }
+
+    fn go(&mut self) -> bool {
+        self.stall == 0.0 || !self.rng.chance(self.stall)
+    }
+
+    /// Starts QP `row`'s responder state over, expecting PSN `psn` next.
+    pub fn init_qp(&mut self, row: usize, psn: u32) -> Result<(), String> {
+        let d = &mut self.dut;
+        let [v, q, p] = ["s_init_valid", "s_init_qp", "s_init_psn"].map(|n| d.input(n));
+        let ready = d.output("s_init_ready");
+        d.set(v, 1);
+        d.set(q, row as u64);
+        d.set(p, u64::from(psn));
+        for _ in 0..100_000 {
+            self.step()?;
+            let ok = self.dut.get(ready) == 1;
+            self.tick();
+            if ok {
+                self.dut.set(v, 0);
+                return Ok(());
+            }
+        }
+        Err("the responder never took the QP's initialisation".into())
+    }
+
+    /// Feeds `frames` (RoCEv2 requests the parser accepted) and runs until the engine is idle
+    /// with nothing pending; returns the responses in order.
+    pub fn run(&mut self, frames: &[Vec<u8>]) -> Result<(Vec<Response>, RunStats), String> {
+        let mut reqs: VecDeque<(Vec<u64>, Vec<u8>)> = VecDeque::new();
+        for f in frames {
+            let p = RocePacket::parse(f).map_err(|e| format!("a request frame: {e}"))?;
+            reqs.push_back((expect_header(&p).pack().to_vec(), p.payload().to_vec()));
+        }
+        let i = |d: &D, n: &str| d.input(n);
+        let o = |d: &D, n: &str| d.output(n);
+        let d = &self.dut;
+        let (hv, hd, tdata, tkeep, tvalid, tlast) = (
+            i(d, "s_hdr_valid"),
+            i(d, "s_hdr_data"),
+            i(d, "s_axis_tdata"),
+            i(d, "s_axis_tkeep"),
+            i(d, "s_axis_tvalid"),
+            i(d, "s_axis_tlast"),
+        );
+        let (qlr, qgd, mlr, mgd) = (
+            i(d, "qp_look_ready"),
+            i(d, "qp_got_data"),
+            i(d, "mr_look_ready"),
+            i(d, "mr_got_data"),
+        );
+        let (wqr, wdr, wdv, wde, dsr) = (
+            i(d, "m_dma_wr_req_ready"),
+            i(d, "m_dma_wr_data_ready"),
+            i(d, "m_dma_wr_done_valid"),
+            i(d, "m_dma_wr_done_err"),
+            i(d, "m_desc_ready"),
+        );
+        let (o_hr, o_tr, o_qv, o_qr, o_mv, o_mr) = (
+            o(d, "s_hdr_ready"),
+            o(d, "s_axis_tready"),
+            o(d, "qp_look_valid"),
+            o(d, "qp_look_row"),
+            o(d, "mr_look_valid"),
+            o(d, "mr_look_row"),
+        );
+        let (o_wqv, o_wqa, o_wql, o_wdv, o_wd, o_wk, o_wl) = (
+            o(d, "m_dma_wr_req_valid"),
+            o(d, "m_dma_wr_req_addr"),
+            o(d, "m_dma_wr_req_len"),
+            o(d, "m_dma_wr_data_valid"),
+            o(d, "m_dma_wr_data"),
+            o(d, "m_dma_wr_data_keep"),
+            o(d, "m_dma_wr_data_last"),
+        );
+        let (o_dv, o_dd, o_dq) = (o(d, "m_desc_valid"), o(d, "m_desc_data"), o(d, "m_desc_qp"));
+        let zero_qp = vec![0u64; self.qp_rows.iter().map(Vec::len).max().unwrap_or(4).max(4)];
+        let zero_mr = vec![0u64; self.mr_rows.iter().map(Vec::len).max().unwrap_or(4).max(4)];
+
+        let mut out = Vec::new();
+        let mut stats = RunStats::default();
+        let start = self.cycle;
+        let mut hdr_taken = false;
+        let mut beat = 0usize;
+        let (mut qp_look, mut mr_look): (Option<usize>, Option<usize>) = (None, None);
+        let mut write: Option<(u64, usize, Vec<u8>, bool)> = None;
+        let mut done_in: Option<(u32, bool)> = None;
+        let mut idle = 0;
+        for _ in 0..50_000_000u64 {
+            let cycle = self.cycle;
+            let hdr_valid = reqs.front().is_some() && !hdr_taken && self.go();
+            self.dut.set(hv, u64::from(hdr_valid));
+            let (mut tv, mut tl) = (false, false);
+            if let Some((h, pl)) = reqs.front() {
+                self.dut.set_words(hd, h);
+                if hdr_taken && beat * 8 < pl.len() {
+                    let n = (pl.len() - beat * 8).min(8);
+                    let mut w = [0u8; 8];
+                    w[..n].copy_from_slice(&pl[beat * 8..beat * 8 + n]);
+                    tl = beat * 8 + n == pl.len();
+                    self.dut.set(tdata, u64::from_le_bytes(w));
+                    self.dut.set(tkeep, (1u64 << n) - 1);
+                    tv = true;
+                }
+            }
+            let tv = tv && self.go();
+            self.dut.set(tvalid, u64::from(tv));
+            self.dut.set(tlast, u64::from(tl));
+            let (qr, mr) = (self.go(), self.go());
+            self.dut.set(qlr, u64::from(qr));
+            self.dut.set(mlr, u64::from(mr));
+            let qrow = qp_look
+                .take()
+                .and_then(|k| self.qp_rows.get(k))
+                .filter(|r| !r.is_empty())
+                .unwrap_or(&zero_qp);
+            self.dut.set_words(qgd, qrow);
+            let mrow = mr_look
+                .take()
+                .and_then(|k| self.mr_rows.get(k))
+                .filter(|r| !r.is_empty())
+                .unwrap_or(&zero_mr);
+            self.dut.set_words(mgd, mrow);
+            let wq = write.is_none() && done_in.is_none() && self.go();
+            let wd = write.is_some() && self.go();
+            self.dut.set(wqr, u64::from(wq));
+            self.dut.set(wdr, u64::from(wd));
+            let done = done_in.filter(|d| d.0 == 0);
+            self.dut.set(wdv, u64::from(done.is_some()));
+            self.dut.set(wde, u64::from(done.is_some_and(|d| d.1)));
+            let dr = self.go();
+            self.dut.set(dsr, u64::from(dr));
+            self.step()?;
+
+            if hdr_valid && self.dut.get(o_hr) == 1 {
+                hdr_taken = true;
+                beat = 0;
+                if reqs.front().is_some_and(|r| r.1.is_empty()) {
+                    reqs.pop_front();
+                    hdr_taken = false;
+                    stats.taken.push(cycle);
+                }
+            }
+            if tv && self.dut.get(o_tr) == 1 {
+                beat += 1;
+                if tl {
+                    reqs.pop_front();
+                    hdr_taken = false;
+                    stats.taken.push(cycle);
+                }
+            }
+            if qr && self.dut.get(o_qv) == 1 {
+                qp_look = Some(self.dut.get(o_qr) as usize);
+            }
+            if mr && self.dut.get(o_mv) == 1 {
+                mr_look = Some(self.dut.get(o_mr) as usize);
+            }
+            match done_in.as_mut() {
+                Some((0, _)) => done_in = None,
+                Some((n, _)) => *n -= 1,
+                None => {}
+            }
+            if wq && self.dut.get(o_wqv) == 1 {
+                let addr = self.dut.get_words(o_wqa)[0];
+                let len = self.dut.get(o_wql) as usize;
+                write = Some((addr, len, Vec::new(), false));
+            }
+            if wd && self.dut.get(o_wdv) == 1 {
+                let keep = self.dut.get(o_wk);
+                let data = self.dut.get(o_wd).to_le_bytes();
+                let last = self.dut.get(o_wl) == 1;
+                let (addr, len, mut bytes, mut bad) = write.take().expect("data after a request");
+                let n = keep.trailing_ones() as usize;
+                bad |= keep >> n != 0 || (bytes.len() % 8 != 0 && n > 0);
+                bytes.extend_from_slice(&data[..n]);
+                if last {
+                    let ok = !bad && bytes.len() == len && self.write(addr, &bytes);
+                    if !ok {
+                        return Err(format!(
+                            "cycle {cycle}: a refused DMA write of {} bytes ({len} announced) at {addr:#x}",
+                            bytes.len()
+                        ));
+                    }
+                    stats.dma_writes += 1;
+                    stats.dma_bytes += len as u64;
+                    let delay = if self.stall == 0.0 {
+                        0
+                    } else {
+                        self.rng.below(4) as u32
+                    };
+                    done_in = Some((delay, false));
+                } else {
+                    write = Some((addr, len, bytes, bad));
+                }
+            }
+            if dr && self.dut.get(o_dv) == 1 {
+                out.push(Response {
+                    desc: self.dut.get_words(o_dd),
+                    qp: self.dut.get(o_dq) as usize,
+                    cycle,
+                });
+            }
+            let quiet =
+                reqs.is_empty() && self.dut.get(o_hr) == 1 && write.is_none() && done_in.is_none();
+            idle = if quiet { idle + 1 } else { 0 };
+            self.tick();
+            if idle > 20 {
+                stats.cycles = self.cycle - start - 20;
+                return Ok((out, stats));
+            }
+        }
+        Err("the responder did not finish".into())
+    }
+}

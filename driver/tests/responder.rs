@@ -1,0 +1,377 @@
+//! The hardware responder's WRITE path (`rnic_hw::responder`, rust-hdl and Verilator in
+//! lock-step) against the transport model's responder, on what the model's requester sends:
+//! two model NICs run random RDMA WRITEs (any length and offset, several MTUs, PSNs about to
+//! wrap) over a link that drops, duplicates and delays frames both ways, so the stream the
+//! responder sees has gaps, duplicates, reordering and go-back-N retransmissions. Every frame
+//! the model's responder received goes, in the same order, into the hardware; every ACK and
+//! NAK the hardware sends equals the model's (as send descriptors), the region's bytes in host
+//! memory equal the model's region, and the executed count equals the model's. A second
+//! scenario aims WRITEs outside the region: the remote access NAK, not one byte written, the
+//! QP's later requests dropped. The bench stalls every ready the engine waits on at random.
+
+use std::net::{IpAddr, Ipv4Addr};
+
+use rnic_cosim::axis::Rng;
+use rnic_cosim::transport::descriptor_of;
+use rnic_driver::responder_sim::ResponderSim;
+use rnic_driver::tables::{QpContext, encode_mr, encode_qp};
+use rnic_transport::mr::{MrInfo, MrSpec};
+use rnic_transport::nic::{Nic, NicConfig};
+use rnic_transport::qp::QpInit;
+use rnic_transport::verbs::{
+    Access, AddressVector, AttrMask, Mtu, QpAttr, QpState, QpType, SendWr, WrOpcode,
+};
+use rnic_wire::{MacAddr, RocePacket};
+
+const MAC_A: MacAddr = MacAddr([2, 0, 0, 0, 0, 0xA]);
+const MAC_B: MacAddr = MacAddr([2, 0, 0, 0, 0, 0xB]);
+const IP_A: Ipv4Addr = Ipv4Addr::new(10, 0, 0, 1);
+const IP_B: Ipv4Addr = Ipv4Addr::new(10, 0, 0, 2);
+/// The responder's region: its key (index 3, a tag), VA, length and device address.
+const KEY_B: u32 = 3 << 8 | 0x5A;
+const VA_B: u64 = 0x7F00_1234_5000;
+const LEN_B: u64 = 48 * 1024;
+const BASE_B: u64 = 0x2_0000_1000;
+
+struct Model {
+    a: Nic,
+    b: Nic,
+    qa: u32,
+    qb: u32,
+    mr_a: MrInfo,
+    attr_b: QpAttr,
+    ctx_b: QpContext,
+    mr_b: MrInfo,
+}
+
+fn bring_up(nic: &mut Nic, qpn: u32, attr: &QpAttr) {
+    let masks = [
+        (
+            QpState::Init,
+            AttrMask(
+                AttrMask::STATE.0
+                    | AttrMask::PKEY_INDEX.0
+                    | AttrMask::PORT.0
+                    | AttrMask::ACCESS_FLAGS.0,
+            ),
+        ),
+        (
+            QpState::Rtr,
+            AttrMask(
+                AttrMask::STATE.0
+                    | AttrMask::AV.0
+                    | AttrMask::PATH_MTU.0
+                    | AttrMask::DEST_QPN.0
+                    | AttrMask::RQ_PSN.0
+                    | AttrMask::MAX_DEST_RD_ATOMIC.0
+                    | AttrMask::MIN_RNR_TIMER.0,
+            ),
+        ),
+        (
+            QpState::Rts,
+            AttrMask(
+                AttrMask::STATE.0
+                    | AttrMask::SQ_PSN.0
+                    | AttrMask::TIMEOUT.0
+                    | AttrMask::RETRY_CNT.0
+                    | AttrMask::RNR_RETRY.0
+                    | AttrMask::MAX_QP_RD_ATOMIC.0,
+            ),
+        ),
+    ];
+    let mut a = attr.clone();
+    for (state, mask) in masks {
+        a.state = state;
+        nic.modify_qp(qpn, &a, mask).unwrap();
+    }
+}
+
+fn model(rng: &mut Rng, mtu: Mtu, ack_every: u32) -> Model {
+    let mut ca = NicConfig::new(MAC_A, IpAddr::V4(IP_A));
+    ca.ack_every = ack_every;
+    let mut a = Nic::new(ca);
+    let mut b = Nic::new(NicConfig::new(MAC_B, IpAddr::V4(IP_B)));
+    let (pa, pb) = (a.alloc_pd(), b.alloc_pd());
+    let (ca, cb) = (a.create_cq(4096).unwrap(), b.create_cq(4096).unwrap());
+    let qa = a.create_qp(&QpInit::new(QpType::Rc, pa, ca)).unwrap();
+    let qb = b.create_qp(&QpInit::new(QpType::Rc, pb, cb)).unwrap();
+    let mr_a = a
+        .reg_mr(MrSpec {
+            pd: pa,
+            va: 0x10_0000,
+            len: 64 * 1024,
+            access: Access::LOCAL_WRITE,
+            key: None,
+        })
+        .unwrap();
+    let fill: Vec<u8> = (0..64 * 1024).map(|_| rng.next_u64() as u8).collect();
+    a.mr_bytes_mut(mr_a.lkey).unwrap().copy_from_slice(&fill);
+    let mr_b = b
+        .reg_mr(MrSpec {
+            pd: pb,
+            va: VA_B,
+            len: LEN_B,
+            access: Access::LOCAL_WRITE | Access::REMOTE_WRITE,
+            key: Some(KEY_B),
+        })
+        .unwrap();
+    // PSNs near the wrap, so that it happens mid-stream.
+    let psn_a = (1 << 24) - 1 - rng.below(200) as u32;
+    let conn = |sip, dip, dmac, dest_qpn| QpAttr {
+        access: Access::REMOTE_WRITE,
+        av: Some(AddressVector::new(dmac, IpAddr::V4(sip), IpAddr::V4(dip))),
+        path_mtu: mtu,
+        timeout: 14,
+        retry_cnt: 7,
+        rnr_retry: 7,
+        min_rnr_timer: 12,
+        max_rd_atomic: 1,
+        max_dest_rd_atomic: 1,
+        dest_qpn,
+        ..Default::default()
+    };
+    let mut at = conn(IP_A, IP_B, MAC_B, qb);
+    at.sq_psn = psn_a;
+    at.rq_psn = 100;
+    let mut bt = conn(IP_B, IP_A, MAC_A, qa);
+    bt.sq_psn = 100;
+    bt.rq_psn = psn_a;
+    bring_up(&mut a, qa, &at);
+    bring_up(&mut b, qb, &bt);
+    bt.state = QpState::Rts;
+    let ctx_b = QpContext {
+        qp_type: QpType::Rc,
+        pd: pb.0,
+        pkey: 0xFFFF,
+        send_cq: cb as u32,
+        recv_cq: cb as u32,
+        sig_all: false,
+    };
+    Model {
+        a,
+        b,
+        qa,
+        qb,
+        mr_a,
+        attr_b: bt,
+        ctx_b,
+        mr_b,
+    }
+}
+
+/// Link faults, per frame.
+#[derive(Clone, Copy)]
+struct Faults {
+    drop: f64,
+    dup: f64,
+    delay: f64,
+}
+
+/// Runs the pair until quiet; returns the frames B received, in order, and B's responses.
+fn run_model(m: &mut Model, rng: &mut Rng, f: Faults) -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
+    const LAT: u64 = 2_000;
+    let mut now = 0u64;
+    let mut seq = 0u64;
+    // (arrival time, sequence, to B?, bytes)
+    let mut flight: Vec<(u64, u64, bool, Vec<u8>)> = Vec::new();
+    let (mut to_b, mut from_b) = (Vec::new(), Vec::new());
+    for _ in 0..2_000_000 {
+        for to_b_dir in [true, false] {
+            let frames = if to_b_dir {
+                m.a.poll(now)
+            } else {
+                m.b.poll(now)
+            };
+            for bytes in frames {
+                if !to_b_dir {
+                    from_b.push(bytes.clone());
+                }
+                if rng.chance(f.drop) {
+                    continue;
+                }
+                let copies = if rng.chance(f.dup) { 2 } else { 1 };
+                for _ in 0..copies {
+                    let extra = if rng.chance(f.delay) { 3 * LAT } else { 0 };
+                    flight.push((now + LAT + extra, seq, to_b_dir, bytes.clone()));
+                    seq += 1;
+                }
+            }
+        }
+        flight.sort_by_key(|x| (x.0, x.1));
+        let frame_t = flight.first().map(|x| x.0);
+        let timer_t = [m.a.next_deadline(), m.b.next_deadline()]
+            .into_iter()
+            .flatten()
+            .min();
+        let Some(t) = [frame_t, timer_t].into_iter().flatten().min() else {
+            return (to_b, from_b);
+        };
+        now = now.max(t);
+        while flight.first().is_some_and(|x| x.0 <= now) {
+            let (_, _, dir, bytes) = flight.remove(0);
+            if dir {
+                to_b.push(bytes.clone());
+                m.b.receive(now, &bytes);
+            } else {
+                m.a.receive(now, &bytes);
+            }
+        }
+    }
+    panic!("the model pair did not settle");
+}
+
+/// Posts `n` WRITEs of random length to random offsets of B's region (`outside`: some aimed
+/// past its end).
+fn post_writes(m: &mut Model, rng: &mut Rng, n: usize, outside: bool) {
+    let mtu = m.attr_b.path_mtu.bytes() as u64;
+    for i in 0..n {
+        let len = match rng.below(4) {
+            0 => rng.below(16),
+            1 => mtu * (1 + rng.below(3)) - rng.below(2),
+            _ => rng.below(3 * mtu + 100),
+        };
+        let mut off = rng.below(LEN_B - len + 1);
+        if outside && rng.chance(0.15) {
+            off = LEN_B - len + 1 + rng.below(64);
+        }
+        let src = rng.below(64 * 1024 - len + 1);
+        let wr = SendWr::new(i as u64, WrOpcode::RdmaWrite)
+            .sge(m.mr_a.va + src, len as u32, m.mr_a.lkey)
+            .remote(VA_B + off, KEY_B);
+        // A QP in error refuses (or flushes) the rest.
+        let _ = m.a.post_send(m.qa, wr);
+    }
+}
+
+/// What the hardware did with a stream of frames.
+struct HwRun {
+    descs: Vec<Vec<u64>>,
+    memory: Vec<u8>,
+    executed: u64,
+    dropped: u64,
+    dma_writes: u64,
+}
+
+/// The responder (lock-step, every ready stalling at random) with B's QP and region.
+fn run_hw(m: &Model, frames: &[Vec<u8>], seed: u64) -> HwRun {
+    let mut s = ResponderSim::lockstep(seed, 0.25).unwrap();
+    let qp_index = (m.qb & 63) as usize;
+    s.set_qp(qp_index, &encode_qp(&m.attr_b, &m.ctx_b).unwrap());
+    s.set_mr((KEY_B >> 8) as usize, &encode_mr(&m.mr_b, BASE_B).unwrap());
+    s.map(BASE_B, LEN_B as usize);
+    s.init_qp(qp_index, m.attr_b.rq_psn).unwrap();
+    let (resp, stats) = s.run(frames).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+    assert!(
+        resp.iter().all(|r| r.qp == qp_index),
+        "responses name the QP's row"
+    );
+    HwRun {
+        descs: resp.into_iter().map(|r| r.desc).collect(),
+        memory: s.read(BASE_B, LEN_B as usize).expect("mapped").to_vec(),
+        executed: s.counter("cnt_executed"),
+        dropped: s.counter("cnt_dropped"),
+        dma_writes: stats.dma_writes,
+    }
+}
+
+/// B's responses as send descriptors (the transport header words).
+fn model_descs(frames: &[Vec<u8>]) -> Vec<Vec<u64>> {
+    frames
+        .iter()
+        .map(|f| {
+            let p = RocePacket::parse(f).expect("parses").repr();
+            descriptor_of(&p).0.pack().to_vec()
+        })
+        .collect()
+}
+
+fn scenario(seed: u64, mtu: Mtu, f: Faults, outside: bool) -> (usize, u64) {
+    let mut rng = Rng::new(seed);
+    let ack_every = 1 + rng.below(8) as u32;
+    let mut m = model(&mut rng, mtu, ack_every);
+    let mut to_b = Vec::new();
+    let mut from_b = Vec::new();
+    for _ in 0..3 {
+        post_writes(&mut m, &mut rng, 30, outside);
+        let (t, r) = run_model(&mut m, &mut rng, f);
+        to_b.extend(t);
+        from_b.extend(r);
+    }
+    let hw = run_hw(&m, &to_b, seed);
+    let want = model_descs(&from_b);
+    for (k, (g, w)) in hw.descs.iter().zip(&want).enumerate() {
+        assert_eq!(
+            g,
+            w,
+            "seed {seed}: response {k} of {}: hardware {:x?}, model {:x?}",
+            want.len(),
+            g,
+            w
+        );
+    }
+    assert_eq!(hw.descs.len(), want.len(), "seed {seed}: responses");
+    let model_mem = m.b.mr_bytes(m.mr_b.rkey).expect("B's region");
+    if let Some(k) = (0..model_mem.len()).find(|&k| model_mem[k] != hw.memory[k]) {
+        panic!(
+            "seed {seed}: region byte {k:#x} differs: hardware {:#x}, model {:#x}",
+            hw.memory[k], model_mem[k]
+        );
+    }
+    assert_eq!(
+        hw.executed, m.b.counters.resp_executed,
+        "seed {seed}: executed"
+    );
+    if outside {
+        assert!(
+            m.b.counters.nak_rem_access_sent > 0,
+            "seed {seed}: a WRITE outside the region"
+        );
+    }
+    eprintln!(
+        "seed {seed} mtu {}: {} frames in, {} responses, {} DMA writes, {} executed, {} dropped",
+        mtu.bytes(),
+        to_b.len(),
+        want.len(),
+        hw.dma_writes,
+        hw.executed,
+        hw.dropped
+    );
+    (to_b.len(), hw.dma_writes)
+}
+
+#[test]
+fn writes_over_a_faulty_link_equal_the_model() {
+    let f = Faults {
+        drop: 0.05,
+        dup: 0.03,
+        delay: 0.03,
+    };
+    let mut frames = 0;
+    let mut writes = 0;
+    for (seed, mtu) in [
+        (1, Mtu::M256),
+        (2, Mtu::M1024),
+        (3, Mtu::M4096),
+        (4, Mtu::M512),
+    ] {
+        let (n, w) = scenario(seed, mtu, f, false);
+        frames += n;
+        writes += w;
+    }
+    assert!(
+        frames > 1000 && writes > 500,
+        "{frames} frames, {writes} DMA writes"
+    );
+}
+
+#[test]
+fn writes_outside_the_region_are_refused_as_the_model() {
+    let f = Faults {
+        drop: 0.02,
+        dup: 0.02,
+        delay: 0.0,
+    };
+    for seed in 11..=13 {
+        scenario(seed, Mtu::M1024, f, true);
+    }
+}
