@@ -47,6 +47,9 @@ pub enum What {
     Transport,
     /// The raw Ethernet path under Verilator: driver rings, DMA, loopback at 64 and 1514 bytes.
     Raw,
+    /// The hardware responder's WRITE path under Verilator: bytes per cycle into host memory
+    /// at path MTU 1024 and 4096, and a small WRITE's ACK latency in cycles.
+    Responder,
     /// Simulation speed of the packet layer's tops (ICRC engine, receive parser, transmit
     /// builder, packet loopback): Verilator and rust-hdl cycles per second and their ratio;
     /// the last line is `top=packet_loopback verilator_cps=X rusthdl_cps=Y ratio=Z`.
@@ -71,6 +74,9 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode> {
     }
     if matches!(args.what, What::All | What::Transport) {
         bench_transport(args.messages, args.rounds.min(3))?;
+    }
+    if matches!(args.what, What::All | What::Responder) {
+        crate::responder_bench::bench_responder()?;
     }
     if matches!(args.what, What::All | What::Sim) {
         crate::bench_sim::bench_sim()?;
