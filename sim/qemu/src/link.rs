@@ -553,12 +553,15 @@ impl Injector {
         {
             // A bit the ICRC covers, so that the receiver must drop the frame: from the BTH to
             // the end of the IP packet, except BTH byte 4 (FECN, BECN, Resv6), which the ICRC
-            // masks, and any Ethernet padding.
+            // masks, and any Ethernet padding; and except the opcode (BTH byte 0): rxe in
+            // Linux 6.1 computes the ICRC over the opcode's header length before it checks
+            // that the opcode exists, so an undefined one (an ACK's 0x11 turned 0x19) makes it
+            // read past the frame and panics the guest's kernel.
             let end = rnic_wire::packet::locate(frame, &[ROCE_PORT])
                 .map_or(frame.len(), |l| l.ip_end.min(frame.len()));
-            let span = end.saturating_sub(b).saturating_sub(1).max(1) as u64;
+            let span = end.saturating_sub(b).saturating_sub(2).max(1) as u64;
             let r = self.rng.next_u64();
-            let mut off = (r % span) as usize;
+            let mut off = 1 + (r % span) as usize;
             if off >= 4 {
                 off += 1;
             }
