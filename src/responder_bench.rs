@@ -1,7 +1,8 @@
-//! `rnic bench responder`: the hardware responder's WRITE path under Verilator, with no
-//! stalls: WRITE messages back to back into host memory at path MTU 1024 and 4096 (bytes per
-//! cycle against the 8 of a beat), and the cycles from a small WRITE's last beat in to its
-//! ACK's descriptor out.
+//! `rnic bench responder`: the hardware responder under Verilator, with no stalls: WRITE
+//! messages back to back into host memory and READ requests back to back answered from it, at
+//! path MTU 1024 and 4096 (bytes per cycle against the 8 of a beat), the cycles from a small
+//! WRITE's last beat in to its ACK's descriptor out, and from a small READ request in to its
+//! response's descriptor out.
 
 use std::net::{IpAddr, Ipv4Addr};
 
@@ -97,7 +98,7 @@ fn sim(mtu: Mtu) -> Result<ResponderSim<rnic_cosim::ports::VerilatedPorts>> {
     let mut s = ResponderSim::verilated(1, 0.0).map_err(anyhow::Error::msg)?;
     let attr = QpAttr {
         state: QpState::Rts,
-        access: Access::REMOTE_WRITE,
+        access: Access::REMOTE_WRITE | Access::REMOTE_READ,
         av: Some(AddressVector::new(
             MacAddr([2, 0, 0, 0, 0, 1]),
             IpAddr::V4(Ipv4Addr::new(10, 0, 0, 2)),
@@ -105,6 +106,7 @@ fn sim(mtu: Mtu) -> Result<ResponderSim<rnic_cosim::ports::VerilatedPorts>> {
         )),
         path_mtu: mtu,
         dest_qpn: 0x22,
+        max_dest_rd_atomic: 4,
         ..QpAttr::default()
     };
     let ctx = QpContext {
@@ -121,7 +123,7 @@ fn sim(mtu: Mtu) -> Result<ResponderSim<rnic_cosim::ports::VerilatedPorts>> {
         va: VA,
         len: REGION as u64,
         pd: Pd(1),
-        access: Access::LOCAL_WRITE | Access::REMOTE_WRITE,
+        access: Access::LOCAL_WRITE | Access::REMOTE_WRITE | Access::REMOTE_READ,
     };
     s.set_qp(QPN as usize, &encode_qp(&attr, &ctx)?);
     s.set_mr((KEY >> 8) as usize, &encode_mr(&mr, BASE)?);
@@ -179,6 +181,72 @@ pub fn bench_responder() -> Result<()> {
     };
     println!(
         "write_only_64 ack_latency_cycles={} (last payload beat in to the ACK's descriptor out; DMA write done at once)",
+        r.cycle - t
+    );
+    bench_reads()
+}
+
+/// READ requests of `len` bytes each, one after the other in the region; PSNs leave room for
+/// each one's responses.
+fn reads(mtu: usize, len: usize, messages: usize) -> Result<Vec<Vec<u8>>> {
+    let mut out = Vec::new();
+    let mut psn = 0u32;
+    for m in 0..messages {
+        let reth = Reth {
+            va: VA + (m * len) as u64,
+            rkey: KEY,
+            dma_len: len as u32,
+        };
+        out.push(request(0x0C, psn, false, Some(reth), Vec::new())?);
+        psn += len.div_ceil(mtu).max(1) as u32;
+    }
+    Ok(out)
+}
+
+fn bench_reads() -> Result<()> {
+    println!(
+        "responder (Verilator, no stalls): READ requests back to back, answered from host memory (DMA data the cycle after the request)"
+    );
+    let pattern = |j: usize| (j * 13 + j / 4096) as u8;
+    for (mtu, name) in [(Mtu::M1024, 1024), (Mtu::M4096, 4096)] {
+        let (len, messages) = (64 * 1024, 4);
+        let frames = reads(name, len, messages)?;
+        let mut s = sim(mtu)?;
+        let bytes: Vec<u8> = (0..len * messages).map(pattern).collect();
+        if !s.fill(BASE, &bytes) {
+            bail!("the region is not mapped");
+        }
+        let (resp, st) = s.run(&frames).map_err(anyhow::Error::msg)?;
+        let packets = messages * len.div_ceil(name);
+        let sent: Vec<u8> = resp
+            .iter()
+            .flat_map(|r| r.payload.iter().copied())
+            .collect();
+        if resp.len() != packets || sent != bytes {
+            bail!(
+                "mtu {name}: {} responses with {} bytes, expected {packets} with the region's {}",
+                resp.len(),
+                sent.len(),
+                bytes.len()
+            );
+        }
+        let beats = (len * messages / 8) as u64;
+        println!(
+            "mtu={name} responses={packets} bytes={} cycles={} bytes_per_cycle={:.3} (payload beats {beats}: {:.1} overhead cycles per response)",
+            st.payload_bytes,
+            st.cycles,
+            st.payload_bytes as f64 / st.cycles as f64,
+            (st.cycles - beats) as f64 / packets as f64
+        );
+    }
+    let mut s = sim(Mtu::M1024)?;
+    let f = reads(1024, 64, 1)?;
+    let (resp, st) = s.run(&f).map_err(anyhow::Error::msg)?;
+    let (Some(r), Some(t)) = (resp.first(), st.taken.first()) else {
+        bail!("no response to a 64-byte READ");
+    };
+    println!(
+        "read_64 response_latency_cycles={} (request in to the response's descriptor out, its payload in the FIFO; DMA data the cycle after the request)",
         r.cycle - t
     );
     Ok(())

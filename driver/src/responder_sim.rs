@@ -1,10 +1,11 @@
 //! The hardware responder ([`rnic_hw::responder`]) in simulation, with what surrounds it in
 //! the NIC: the QP attribute and memory region tables (rows as [`crate::tables`] encodes
-//! them), host memory behind its DMA port, requests in as frames (header, then payload, as the
-//! opcode demultiplexer hands them on), responses out as send descriptors. Every ready the
-//! engine waits on (table lookups, DMA request and data, descriptor) and every input valid
-//! stalls at random with chance `stall` per cycle (0: none), and DMA writes complete 0-3 cycles
-//! after their last beat (at once with `stall` 0).
+//! them), host memory behind its DMA port (reads and writes), requests in as frames (header,
+//! then payload, as the opcode demultiplexer hands them on), responses out as send descriptors
+//! with their payloads. Every ready the engine waits on (table lookups, DMA requests and data,
+//! descriptor, payload) and every input valid stalls at random with chance `stall` per cycle
+//! (0: none), and DMA writes complete 0-3 cycles after their last beat (at once with `stall`
+//! 0).
 //!
 //! Used by the tests (rust-hdl and Verilator in lock-step) and by `rnic bench responder`
 //! (Verilator alone).
@@ -15,19 +16,21 @@ use rnic_cosim::axis::Rng;
 use rnic_cosim::ports::{PortDut, PortLockStep, VerilatedPorts};
 use rnic_cosim::transport::expect_header;
 use rnic_hw::responder::Responder;
+use rnic_hw::transport_header::TransportHeader;
 use rnic_wire::RocePacket;
 
 use crate::tables::Row;
 
-/// Rows of each table (`Responder<6>`).
+/// Rows of each table (`Responder<6, 8>`).
 pub const ROWS: usize = 64;
 
-/// A response the engine sent: its send descriptor (transport header words) and QP row, and
-/// the cycle it left.
+/// A response the engine sent: its send descriptor (transport header words), QP row and
+/// payload (the descriptor's `payload_len` bytes), and the cycle the descriptor left.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Response {
     pub desc: Vec<u64>,
     pub qp: usize,
+    pub payload: Vec<u8>,
     pub cycle: u64,
 }
 
@@ -37,6 +40,10 @@ pub struct RunStats {
     pub cycles: u64,
     pub dma_writes: u64,
     pub dma_bytes: u64,
+    pub dma_reads: u64,
+    pub dma_read_bytes: u64,
+    /// Payload bytes sent (READ responses).
+    pub payload_bytes: u64,
     /// Per request, the cycle its last beat (its header, without payload) was taken.
     pub taken: Vec<u64>,
 }
@@ -60,10 +67,10 @@ pub fn row_words(r: &Row) -> Vec<u64> {
         .collect()
 }
 
-impl ResponderSim<PortLockStep<Responder<6>>> {
+impl ResponderSim<PortLockStep<Responder<6, 8>>> {
     /// rust-hdl and Verilator in lock-step (every output compared every cycle).
     pub fn lockstep(seed: u64, stall: f64) -> Result<Self, String> {
-        let d = PortLockStep::new(Responder::<6>::default(), "responder", seed)?;
+        let d = PortLockStep::new(Responder::<6, 8>::default(), "responder", seed)?;
         Ok(Self::new(d, seed, stall))
     }
 }
@@ -71,7 +78,7 @@ impl ResponderSim<PortLockStep<Responder<6>>> {
 impl ResponderSim<VerilatedPorts> {
     /// Verilator alone.
     pub fn verilated(seed: u64, stall: f64) -> Result<Self, String> {
-        let d = VerilatedPorts::of::<Responder<6>>("responder")?;
+        let d = VerilatedPorts::of::<Responder<6, 8>>("responder")?;
         Ok(Self::new(d, seed, stall))
     }
 }
@@ -105,6 +112,11 @@ impl<D: PortDut> ResponderSim<D> {
     /// Maps `len` zeroed bytes of host memory at device address `base`.
     pub fn map(&mut self, base: u64, len: usize) {
         self.memory.push((base, vec![0; len]));
+    }
+
+    /// Fills host memory at `addr` (mapped) with `bytes`.
+    pub fn fill(&mut self, addr: u64, bytes: &[u8]) -> bool {
+        self.write(addr, bytes)
     }
 
     /// Host memory at `addr`, if mapped.
@@ -216,6 +228,27 @@ impl<D: PortDut> ResponderSim<D> {
             o(d, "m_dma_wr_data_last"),
         );
         let (o_dv, o_dd, o_dq) = (o(d, "m_desc_valid"), o(d, "m_desc_data"), o(d, "m_desc_qp"));
+        let (rqr, rdv, rdd, rdl, rde, ptr) = (
+            i(d, "m_dma_rd_req_ready"),
+            i(d, "m_dma_rd_data_valid"),
+            i(d, "m_dma_rd_data"),
+            i(d, "m_dma_rd_data_last"),
+            i(d, "m_dma_rd_data_err"),
+            i(d, "m_axis_tready"),
+        );
+        let (o_rqv, o_rqa, o_rql, o_rdr) = (
+            o(d, "m_dma_rd_req_valid"),
+            o(d, "m_dma_rd_req_addr"),
+            o(d, "m_dma_rd_req_len"),
+            o(d, "m_dma_rd_data_ready"),
+        );
+        let (o_pv, o_pd, o_pk, o_pl, o_pu) = (
+            o(d, "m_axis_tvalid"),
+            o(d, "m_axis_tdata"),
+            o(d, "m_axis_tkeep"),
+            o(d, "m_axis_tlast"),
+            o(d, "m_axis_tuser"),
+        );
         let zero_qp = vec![0u64; self.qp_rows.iter().map(Vec::len).max().unwrap_or(4).max(4)];
         let zero_mr = vec![0u64; self.mr_rows.iter().map(Vec::len).max().unwrap_or(4).max(4)];
 
@@ -227,6 +260,11 @@ impl<D: PortDut> ResponderSim<D> {
         let (mut qp_look, mut mr_look): (Option<usize>, Option<usize>) = (None, None);
         let mut write: Option<(u64, usize, Vec<u8>, bool)> = None;
         let mut done_in: Option<(u32, bool)> = None;
+        // Reads taken: their beats (data, refused) still to deliver, in order.
+        let mut beats: VecDeque<(u64, bool, bool)> = VecDeque::new();
+        let mut beat_shown = false;
+        let mut payload: Vec<u8> = Vec::new();
+        let mut payloads: VecDeque<Vec<u8>> = VecDeque::new();
         let mut idle = 0;
         for _ in 0..50_000_000u64 {
             let cycle = self.cycle;
@@ -272,6 +310,17 @@ impl<D: PortDut> ResponderSim<D> {
             self.dut.set(wde, u64::from(done.is_some_and(|d| d.1)));
             let dr = self.go();
             self.dut.set(dsr, u64::from(dr));
+            let rq = self.go();
+            self.dut.set(rqr, u64::from(rq));
+            // A beat once shown stays until taken.
+            beat_shown = beats.front().is_some() && (beat_shown || self.go());
+            let (bd, bl, be) = beats.front().copied().unwrap_or((0, false, false));
+            self.dut.set(rdv, u64::from(beat_shown));
+            self.dut.set(rdd, bd);
+            self.dut.set(rdl, u64::from(bl));
+            self.dut.set(rde, u64::from(be));
+            let pr = self.go();
+            self.dut.set(ptr, u64::from(pr));
             self.step()?;
 
             if hdr_valid && self.dut.get(o_hr) == 1 {
@@ -339,15 +388,76 @@ impl<D: PortDut> ResponderSim<D> {
                 out.push(Response {
                     desc: self.dut.get_words(o_dd),
                     qp: self.dut.get(o_dq) as usize,
+                    payload: Vec::new(),
                     cycle,
                 });
             }
-            let quiet =
-                reqs.is_empty() && self.dut.get(o_hr) == 1 && write.is_none() && done_in.is_none();
+            if rq && self.dut.get(o_rqv) == 1 {
+                let addr = self.dut.get_words(o_rqa)[0];
+                let len = self.dut.get(o_rql) as usize;
+                if addr % 8 != 0 || len == 0 {
+                    return Err(format!(
+                        "cycle {cycle}: a DMA read of {len} bytes at {addr:#x} (reads are 8-byte aligned, 1 byte or more)"
+                    ));
+                }
+                let n = len.div_ceil(8);
+                let bytes = self.read(addr, n * 8).map(<[u8]>::to_vec);
+                for k in 0..n {
+                    let w = bytes.as_ref().map_or(0, |b| {
+                        u64::from_le_bytes(b[8 * k..8 * k + 8].try_into().expect("8 bytes"))
+                    });
+                    beats.push_back((w, k + 1 == n, bytes.is_none()));
+                }
+                stats.dma_reads += 1;
+                stats.dma_read_bytes += len as u64;
+            }
+            if beat_shown && self.dut.get(o_rdr) == 1 {
+                beats.pop_front();
+                beat_shown = false;
+            }
+            if pr && self.dut.get(o_pv) == 1 {
+                let keep = self.dut.get(o_pk);
+                let n = keep.trailing_ones() as usize;
+                let last = self.dut.get(o_pl) == 1;
+                if keep >> n != 0 || (n < 8 && !last) || n == 0 {
+                    return Err(format!("cycle {cycle}: payload beat with keep {keep:#x}"));
+                }
+                if self.dut.get(o_pu) == 1 {
+                    return Err(format!("cycle {cycle}: a payload marked bad"));
+                }
+                payload.extend_from_slice(&self.dut.get(o_pd).to_le_bytes()[..n]);
+                if last {
+                    stats.payload_bytes += payload.len() as u64;
+                    payloads.push_back(std::mem::take(&mut payload));
+                }
+            }
+            let quiet = reqs.is_empty()
+                && self.dut.get(o_hr) == 1
+                && write.is_none()
+                && done_in.is_none()
+                && beats.is_empty()
+                && self.dut.get(o_pv) == 0;
             idle = if quiet { idle + 1 } else { 0 };
             self.tick();
             if idle > 20 {
                 stats.cycles = self.cycle - start - 20;
+                for r in &mut out {
+                    let len = TransportHeader::unpack(&r.desc).get("payload_len") as usize;
+                    if len > 0 {
+                        r.payload = payloads
+                            .pop_front()
+                            .ok_or("a descriptor without its payload")?;
+                        if r.payload.len() != len {
+                            return Err(format!(
+                                "a payload of {} bytes for a descriptor of {len}",
+                                r.payload.len()
+                            ));
+                        }
+                    }
+                }
+                if !payloads.is_empty() {
+                    return Err(format!("{} payloads without a descriptor", payloads.len()));
+                }
                 return Ok((out, stats));
             }
         }

@@ -328,6 +328,7 @@ fn random_case(rng: &mut Rng, r: &Regions) -> Case {
 fn the_hardware_check_equals_the_model() {
     let mut seen = [0usize; 16];
     let mut addrs = 0;
+    let mut mr_oks = [0usize; 2];
     for seed in 1..=4u64 {
         let mut rng = Rng::new(seed);
         let mut d = PortLockStep::new(RespCheck::<6>::default(), "resp_check", seed).unwrap();
@@ -342,8 +343,8 @@ fn the_hardware_check_equals_the_model() {
             "m_ready",
         ]
         .map(|n| d.input(n));
-        let [s_ready, m_valid, m_verdict, m_addr] =
-            ["s_ready", "m_valid", "m_verdict", "m_addr"].map(|n| d.output(n));
+        let [s_ready, m_valid, m_verdict, m_addr, m_mr_ok] =
+            ["s_ready", "m_valid", "m_verdict", "m_addr", "m_mr_ok"].map(|n| d.output(n));
         d.set(reset, 1);
         d.settle().unwrap();
         d.tick();
@@ -397,6 +398,26 @@ fn the_hardware_check_equals_the_model() {
                 .filter(|x| x.dma_len > 0)
                 .map(|x| (x.rkey, x.va))
                 .or(c.input.atomic.map(|a| (a.rkey, a.va)));
+            // A READ's range against its region whatever the verdict (a duplicate READ is
+            // answered again only where the region allows it now).
+            if let (ops::RC_READ_REQUEST, Some(x)) = (c.input.opcode, c.input.reth) {
+                let ok = r
+                    .table
+                    .check(
+                        x.rkey,
+                        c.input.pd,
+                        x.va,
+                        x.dma_len.into(),
+                        Access::REMOTE_READ,
+                    )
+                    .is_ok();
+                assert_eq!(
+                    d.get(m_mr_ok) == 1,
+                    ok,
+                    "case {n}: the READ's range allowed"
+                );
+                mr_oks[usize::from(ok)] += 1;
+            }
             if let (Check::Execute, Some((key, va))) = (want, range) {
                 let info = r.table.info(key).expect("checked");
                 let want_addr = r.bases[c.mr_index].wrapping_add(va - info.va);
@@ -421,4 +442,8 @@ fn the_hardware_check_equals_the_model() {
         );
     }
     assert!(addrs >= 200, "{addrs} device addresses checked");
+    assert!(
+        mr_oks[0] >= 100 && mr_oks[1] >= 100,
+        "READ ranges refused and allowed: {mr_oks:?}"
+    );
 }

@@ -1,12 +1,14 @@
-//! The hardware responder's WRITE path (`rnic_hw::responder`, rust-hdl and Verilator in
-//! lock-step) against the transport model's responder, on what the model's requester sends:
-//! two model NICs run random RDMA WRITEs (any length and offset, several MTUs, PSNs about to
-//! wrap) over a link that drops, duplicates and delays frames both ways, so the stream the
-//! responder sees has gaps, duplicates, reordering and go-back-N retransmissions. Every frame
-//! the model's responder received goes, in the same order, into the hardware; every ACK and
-//! NAK the hardware sends equals the model's (as send descriptors), the region's bytes in host
-//! memory equal the model's region, and the executed count equals the model's. A second
-//! scenario aims WRITEs outside the region: the remote access NAK, not one byte written, the
+//! The hardware responder (`rnic_hw::responder`, rust-hdl and Verilator in lock-step) against
+//! the transport model's responder, on what the model's requester sends: two model NICs run
+//! random RDMA WRITEs, READs and atomics (any length and offset, several MTUs, PSNs about to
+//! wrap, 1-4 READs and atomics outstanding) over a link that drops, duplicates and delays
+//! frames both ways, so the stream the responder sees has gaps, duplicates, reordering and
+//! go-back-N retransmissions (duplicate READs answered again, duplicate atomics from the kept
+//! value). Every frame the model's responder received goes, in the same order, into the
+//! hardware; every ACK, NAK, READ response and atomic acknowledge the hardware sends equals
+//! the model's (send descriptor and payload), the region's bytes in host memory equal the
+//! model's region, and the executed and dropped-duplicate counts equal the model's. A second
+//! scenario aims requests outside the region: the remote access NAK, not one byte written, the
 //! QP's later requests dropped. The bench stalls every ready the engine waits on at random.
 
 use std::net::{IpAddr, Ipv4Addr};
@@ -15,6 +17,7 @@ use rnic_cosim::axis::Rng;
 use rnic_cosim::transport::descriptor_of;
 use rnic_driver::responder_sim::ResponderSim;
 use rnic_driver::tables::{QpContext, encode_mr, encode_qp};
+use rnic_hw::transport_header::TransportHeader;
 use rnic_transport::mr::{MrInfo, MrSpec};
 use rnic_transport::nic::{Nic, NicConfig};
 use rnic_transport::qp::QpInit;
@@ -39,6 +42,8 @@ struct Model {
     qa: u32,
     qb: u32,
     mr_a: MrInfo,
+    /// B's region as it was filled, before any request.
+    fill_b: Vec<u8>,
     attr_b: QpAttr,
     ctx_b: QpContext,
     mr_b: MrInfo,
@@ -86,7 +91,7 @@ fn bring_up(nic: &mut Nic, qpn: u32, attr: &QpAttr) {
     }
 }
 
-fn model(rng: &mut Rng, mtu: Mtu, ack_every: u32) -> Model {
+fn model(rng: &mut Rng, mtu: Mtu, ack_every: u32, mdra: u8) -> Model {
     let mut ca = NicConfig::new(MAC_A, IpAddr::V4(IP_A));
     ca.ack_every = ack_every;
     let mut a = Nic::new(ca);
@@ -111,22 +116,30 @@ fn model(rng: &mut Rng, mtu: Mtu, ack_every: u32) -> Model {
             pd: pb,
             va: VA_B,
             len: LEN_B,
-            access: Access::LOCAL_WRITE | Access::REMOTE_WRITE,
+            access: Access::LOCAL_WRITE
+                | Access::REMOTE_WRITE
+                | Access::REMOTE_READ
+                | Access::REMOTE_ATOMIC,
             key: Some(KEY_B),
         })
         .unwrap();
+    // Random bytes, but the first 256 zero: compare-and-swap targets that can succeed.
+    let fill_b: Vec<u8> = (0..LEN_B)
+        .map(|k| if k < 256 { 0 } else { rng.next_u64() as u8 })
+        .collect();
+    b.mr_bytes_mut(mr_b.rkey).unwrap().copy_from_slice(&fill_b);
     // PSNs near the wrap, so that it happens mid-stream.
     let psn_a = (1 << 24) - 1 - rng.below(200) as u32;
     let conn = |sip, dip, dmac, dest_qpn| QpAttr {
-        access: Access::REMOTE_WRITE,
+        access: Access::REMOTE_WRITE | Access::REMOTE_READ | Access::REMOTE_ATOMIC,
         av: Some(AddressVector::new(dmac, IpAddr::V4(sip), IpAddr::V4(dip))),
         path_mtu: mtu,
         timeout: 14,
         retry_cnt: 7,
         rnr_retry: 7,
         min_rnr_timer: 12,
-        max_rd_atomic: 1,
-        max_dest_rd_atomic: 1,
+        max_rd_atomic: mdra,
+        max_dest_rd_atomic: mdra,
         dest_qpn,
         ..Default::default()
     };
@@ -153,6 +166,7 @@ fn model(rng: &mut Rng, mtu: Mtu, ack_every: u32) -> Model {
         qa,
         qb,
         mr_a,
+        fill_b,
         attr_b: bt,
         ctx_b,
         mr_b,
@@ -220,24 +234,54 @@ fn run_model(m: &mut Model, rng: &mut Rng, f: Faults) -> (Vec<Vec<u8>>, Vec<Vec<
     panic!("the model pair did not settle");
 }
 
-/// Posts `n` WRITEs of random length to random offsets of B's region (`outside`: some aimed
-/// past its end).
-fn post_writes(m: &mut Model, rng: &mut Rng, n: usize, outside: bool) {
+/// Posts `n` requests to random offsets of B's region (`outside`: some aimed past its end):
+/// WRITEs only, or (`mix`) WRITEs, READs of random length and 8-byte atomics (compare-and-swap
+/// and fetch-and-add, often on the zeroed start so that some swaps happen).
+fn post_requests(m: &mut Model, rng: &mut Rng, n: usize, outside: bool, mix: bool) {
     let mtu = m.attr_b.path_mtu.bytes() as u64;
     for i in 0..n {
-        let len = match rng.below(4) {
-            0 => rng.below(16),
-            1 => mtu * (1 + rng.below(3)) - rng.below(2),
-            _ => rng.below(3 * mtu + 100),
+        let kind = if mix { rng.below(20) } else { 0 };
+        let wr = if kind >= 17 {
+            let mut off = if rng.chance(0.5) {
+                8 * rng.below(32)
+            } else {
+                8 * rng.below(LEN_B / 8)
+            };
+            if outside && rng.chance(0.15) {
+                off = LEN_B + 8 * rng.below(8);
+            }
+            let dst = 8 * rng.below(64 * 1024 / 8);
+            let (op, cmp) = if kind == 19 {
+                (WrOpcode::AtomicFetchAndAdd, rng.next_u64())
+            } else if rng.chance(0.6) {
+                (WrOpcode::AtomicCmpAndSwp, 0)
+            } else {
+                (WrOpcode::AtomicCmpAndSwp, rng.next_u64())
+            };
+            SendWr::new(i as u64, op)
+                .sge(m.mr_a.va + dst, 8, m.mr_a.lkey)
+                .remote(VA_B + off, KEY_B)
+                .atomic(cmp, rng.next_u64())
+        } else {
+            let len = match rng.below(4) {
+                0 => rng.below(16),
+                1 => mtu * (1 + rng.below(3)) - rng.below(2),
+                _ => rng.below(3 * mtu + 100),
+            };
+            let mut off = rng.below(LEN_B - len + 1);
+            if outside && rng.chance(0.15) {
+                off = LEN_B - len + 1 + rng.below(64);
+            }
+            let src = rng.below(64 * 1024 - len + 1);
+            let op = if kind >= 10 {
+                WrOpcode::RdmaRead
+            } else {
+                WrOpcode::RdmaWrite
+            };
+            SendWr::new(i as u64, op)
+                .sge(m.mr_a.va + src, len as u32, m.mr_a.lkey)
+                .remote(VA_B + off, KEY_B)
         };
-        let mut off = rng.below(LEN_B - len + 1);
-        if outside && rng.chance(0.15) {
-            off = LEN_B - len + 1 + rng.below(64);
-        }
-        let src = rng.below(64 * 1024 - len + 1);
-        let wr = SendWr::new(i as u64, WrOpcode::RdmaWrite)
-            .sge(m.mr_a.va + src, len as u32, m.mr_a.lkey)
-            .remote(VA_B + off, KEY_B);
         // A QP in error refuses (or flushes) the rest.
         let _ = m.a.post_send(m.qa, wr);
     }
@@ -245,11 +289,15 @@ fn post_writes(m: &mut Model, rng: &mut Rng, n: usize, outside: bool) {
 
 /// What the hardware did with a stream of frames.
 struct HwRun {
-    descs: Vec<Vec<u64>>,
+    /// Responses: send descriptor and payload.
+    resp: Vec<(Vec<u64>, Vec<u8>)>,
     memory: Vec<u8>,
     executed: u64,
     dropped: u64,
+    replayed: u64,
+    dup_dropped: u64,
     dma_writes: u64,
+    dma_reads: u64,
 }
 
 /// The responder (lock-step, every ready stalling at random) with B's QP and region.
@@ -259,6 +307,7 @@ fn run_hw(m: &Model, frames: &[Vec<u8>], seed: u64) -> HwRun {
     s.set_qp(qp_index, &encode_qp(&m.attr_b, &m.ctx_b).unwrap());
     s.set_mr((KEY_B >> 8) as usize, &encode_mr(&m.mr_b, BASE_B).unwrap());
     s.map(BASE_B, LEN_B as usize);
+    assert!(s.fill(BASE_B, &m.fill_b));
     s.init_qp(qp_index, m.attr_b.rq_psn).unwrap();
     let (resp, stats) = s.run(frames).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
     assert!(
@@ -266,50 +315,73 @@ fn run_hw(m: &Model, frames: &[Vec<u8>], seed: u64) -> HwRun {
         "responses name the QP's row"
     );
     HwRun {
-        descs: resp.into_iter().map(|r| r.desc).collect(),
+        resp: resp.into_iter().map(|r| (r.desc, r.payload)).collect(),
         memory: s.read(BASE_B, LEN_B as usize).expect("mapped").to_vec(),
         executed: s.counter("cnt_executed"),
         dropped: s.counter("cnt_dropped"),
+        replayed: s.counter("cnt_replayed"),
+        dup_dropped: s.counter("cnt_dup_dropped"),
         dma_writes: stats.dma_writes,
+        dma_reads: stats.dma_reads,
     }
 }
 
-/// B's responses as send descriptors (the transport header words).
-fn model_descs(frames: &[Vec<u8>]) -> Vec<Vec<u64>> {
+/// B's responses as send descriptors (the transport header words) with their payloads.
+fn model_responses(frames: &[Vec<u8>]) -> Vec<(Vec<u64>, Vec<u8>)> {
     frames
         .iter()
         .map(|f| {
             let p = RocePacket::parse(f).expect("parses").repr();
-            descriptor_of(&p).0.pack().to_vec()
+            (descriptor_of(&p).0.pack().to_vec(), p.payload.clone())
         })
         .collect()
 }
 
-fn scenario(seed: u64, mtu: Mtu, f: Faults, outside: bool) -> (usize, u64) {
+/// What a scenario covered.
+#[derive(Default)]
+struct Covered {
+    frames: usize,
+    dma_writes: u64,
+    dma_reads: u64,
+    read_responses: u64,
+    atomic_acks: u64,
+    replayed: u64,
+}
+
+fn scenario(seed: u64, mtu: Mtu, f: Faults, outside: bool, mix: bool) -> Covered {
     let mut rng = Rng::new(seed);
     let ack_every = 1 + rng.below(8) as u32;
-    let mut m = model(&mut rng, mtu, ack_every);
+    let mdra = if mix { 1 + rng.below(4) as u8 } else { 1 };
+    let mut m = model(&mut rng, mtu, ack_every, mdra);
     let mut to_b = Vec::new();
     let mut from_b = Vec::new();
     for _ in 0..3 {
-        post_writes(&mut m, &mut rng, 30, outside);
+        post_requests(&mut m, &mut rng, 30, outside, mix);
         let (t, r) = run_model(&mut m, &mut rng, f);
         to_b.extend(t);
         from_b.extend(r);
     }
     let hw = run_hw(&m, &to_b, seed);
-    let want = model_descs(&from_b);
-    for (k, (g, w)) in hw.descs.iter().zip(&want).enumerate() {
+    let want = model_responses(&from_b);
+    for (k, (g, w)) in hw.resp.iter().zip(&want).enumerate() {
         assert_eq!(
-            g,
-            w,
+            g.0,
+            w.0,
             "seed {seed}: response {k} of {}: hardware {:x?}, model {:x?}",
             want.len(),
-            g,
-            w
+            g.0,
+            w.0
         );
+        if let Some(b) = (0..w.1.len()).find(|&b| g.1.get(b) != w.1.get(b)) {
+            panic!(
+                "seed {seed}: response {k}: payload byte {b} of {} differs (hardware {} bytes)",
+                w.1.len(),
+                g.1.len()
+            );
+        }
+        assert_eq!(g.1.len(), w.1.len(), "seed {seed}: response {k}: payload");
     }
-    assert_eq!(hw.descs.len(), want.len(), "seed {seed}: responses");
+    assert_eq!(hw.resp.len(), want.len(), "seed {seed}: responses");
     let model_mem = m.b.mr_bytes(m.mr_b.rkey).expect("B's region");
     if let Some(k) = (0..model_mem.len()).find(|&k| model_mem[k] != hw.memory[k]) {
         panic!(
@@ -321,22 +393,43 @@ fn scenario(seed: u64, mtu: Mtu, f: Faults, outside: bool) -> (usize, u64) {
         hw.executed, m.b.counters.resp_executed,
         "seed {seed}: executed"
     );
+    assert_eq!(
+        hw.dup_dropped, m.b.counters.resp_duplicate_dropped,
+        "seed {seed}: duplicates matching nothing kept"
+    );
     if outside {
         assert!(
             m.b.counters.nak_rem_access_sent > 0,
             "seed {seed}: a WRITE outside the region"
         );
     }
+    let count = |op: u8| {
+        want.iter()
+            .filter(|r| TransportHeader::unpack(&r.0).get("OpCode") == u64::from(op))
+            .count() as u64
+    };
+    let c = Covered {
+        frames: to_b.len(),
+        dma_writes: hw.dma_writes,
+        dma_reads: hw.dma_reads,
+        read_responses: (0x0D..=0x10).map(count).sum(),
+        atomic_acks: count(0x12),
+        replayed: hw.replayed,
+    };
     eprintln!(
-        "seed {seed} mtu {}: {} frames in, {} responses, {} DMA writes, {} executed, {} dropped",
+        "seed {seed} mtu {} mdra {mdra}: {} frames in, {} responses ({} READ responses, {} atomic ACKs), {} DMA writes, {} DMA reads, {} executed, {} replayed, {} dropped",
         mtu.bytes(),
-        to_b.len(),
+        c.frames,
         want.len(),
-        hw.dma_writes,
+        c.read_responses,
+        c.atomic_acks,
+        c.dma_writes,
+        c.dma_reads,
         hw.executed,
+        c.replayed,
         hw.dropped
     );
-    (to_b.len(), hw.dma_writes)
+    c
 }
 
 #[test]
@@ -354,9 +447,9 @@ fn writes_over_a_faulty_link_equal_the_model() {
         (3, Mtu::M4096),
         (4, Mtu::M512),
     ] {
-        let (n, w) = scenario(seed, mtu, f, false);
-        frames += n;
-        writes += w;
+        let c = scenario(seed, mtu, f, false, false);
+        frames += c.frames;
+        writes += c.dma_writes;
     }
     assert!(
         frames > 1000 && writes > 500,
@@ -365,13 +458,42 @@ fn writes_over_a_faulty_link_equal_the_model() {
 }
 
 #[test]
-fn writes_outside_the_region_are_refused_as_the_model() {
+fn reads_and_atomics_over_a_faulty_link_equal_the_model() {
+    let f = Faults {
+        drop: 0.05,
+        dup: 0.03,
+        delay: 0.03,
+    };
+    let mut all = Covered::default();
+    for (seed, mtu) in [
+        (21, Mtu::M256),
+        (22, Mtu::M1024),
+        (23, Mtu::M4096),
+        (24, Mtu::M512),
+    ] {
+        let c = scenario(seed, mtu, f, false, true);
+        all.frames += c.frames;
+        all.dma_reads += c.dma_reads;
+        all.read_responses += c.read_responses;
+        all.atomic_acks += c.atomic_acks;
+        all.replayed += c.replayed;
+    }
+    assert!(
+        all.read_responses > 200 && all.atomic_acks > 20 && all.replayed > 5,
+        "{} READ responses, {} atomic ACKs, {} replays",
+        all.read_responses,
+        all.atomic_acks,
+        all.replayed
+    );
+}
+#[test]
+fn requests_outside_the_region_are_refused_as_the_model() {
     let f = Faults {
         drop: 0.02,
         dup: 0.02,
         delay: 0.0,
     };
     for seed in 11..=13 {
-        scenario(seed, Mtu::M1024, f, true);
+        scenario(seed, Mtu::M1024, f, true, seed == 13);
     }
 }

@@ -90,6 +90,9 @@ pub struct RespCheck<const A: usize> {
     pub m_verdict: Signal<Out, Bits<4>>,
     /// The device address of the request's VA in the region (`base + va - region.va`).
     pub m_addr: Signal<Out, Bits<64>>,
+    /// The region row grants the request's access over its range (R_Key, PD, right, bounds),
+    /// whatever the verdict: a duplicate READ is answered again only where it would be now.
+    pub m_mr_ok: Signal<Out, Bit>,
 
     th: ThFields,
     qp: QpFields,
@@ -158,6 +161,7 @@ pub struct RespCheck<const A: usize> {
     q_addr: DFF<Bits<64>>,
     // ---- Stage 3.
     v_verdict: DFF<Bits<4>>,
+    v_mr_ok: DFF<Bit>,
     // ---- Locals.
     d_psn: Signal<Local, Bits<24>>,
     l_first: Signal<Local, Bit>,
@@ -207,6 +211,7 @@ impl<const A: usize> Default for RespCheck<A> {
             m_ready: Default::default(),
             m_verdict: Default::default(),
             m_addr: Default::default(),
+            m_mr_ok: Default::default(),
             th: Default::default(),
             qp: Default::default(),
             mr: Default::default(),
@@ -269,6 +274,7 @@ impl<const A: usize> Default for RespCheck<A> {
             q_in_bounds: Default::default(),
             q_addr: Default::default(),
             v_verdict: Default::default(),
+            v_mr_ok: Default::default(),
             d_psn: Default::default(),
             l_first: Default::default(),
             l_mid: Default::default(),
@@ -364,7 +370,8 @@ impl<const A: usize> Logic for RespCheck<A> {
             q_dlen_gt_mtu,
             q_in_bounds,
             q_addr,
-            v_verdict
+            v_verdict,
+            v_mr_ok
         );
         self.th.word.next = self.s_hdr.val();
         self.qp.word.next = self.s_qp.val();
@@ -634,7 +641,9 @@ impl<const A: usize> Logic for RespCheck<A> {
             }
         }
         self.v_verdict.d.next = self.l_v.val();
+        self.v_mr_ok.d.next = !self.l_mr_bad.val();
         self.m_verdict.next = self.v_verdict.q.val();
+        self.m_mr_ok.next = self.v_mr_ok.q.val();
         self.m_addr.next = self.q_addr.q.val();
     }
 }

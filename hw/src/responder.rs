@@ -1,33 +1,54 @@
-//! The RC responder, WRITE path: requests from the opcode demultiplexer (a transport header,
-//! then its payload), the QP's attribute and memory region rows looked up in the host
-//! interface's tables, its responder state row in this engine's own block RAM, the decision of
-//! [`crate::resp_check`], and then, as the transport model's responder does:
+//! The RC responder: requests from the opcode demultiplexer (a transport header, then its
+//! payload), the QP's attribute and memory region rows looked up in the host interface's
+//! tables, its responder state row and resource slots in this engine's own block RAM, the
+//! decision of [`crate::resp_check`], and then, as the transport model's responder does:
 //!
 //! - WRITE (FIRST, MIDDLE, LAST, ONLY): the payload written through the DMA port at the
 //!   region's device address (FIRST and ONLY) or where the open WRITE left off (MIDDLE and
 //!   LAST), then ePSN, the open WRITE's address and residual and, on its last packet, the MSN
 //!   advanced; an ACK when AckReq is set, sent once the bytes are in host memory;
+//! - READ: the MSN advanced, ePSN moved past the responses, the READ kept in a resource slot,
+//!   then one response per path MTU (FIRST, MIDDLE ..., LAST, or ONLY; AETH on all but
+//!   MIDDLE), each payload read through the DMA port into a frame FIFO (room reserved before
+//!   the read, so the shared read data channel never waits on the transmit path), realigned
+//!   from the 8-byte-aligned reads to the VA's byte, and its descriptor sent once the whole
+//!   payload is in the FIFO (so a frame never waits for its payload mid-way);
+//! - CompareSwap and FetchAdd: the 8 bytes read, the new value written back, the original
+//!   kept in a resource slot and returned in an ATOMIC ACKNOWLEDGE once the write is done;
 //! - a request ahead of ePSN: one sequence-error NAK per gap, the rest dropped;
-//! - a duplicate SEND or WRITE: ACKed with ePSN - 1, not executed again;
+//! - a duplicate SEND or WRITE: ACKed with ePSN - 1, not executed again; a duplicate READ
+//!   inside a kept READ (and allowed by its region now) answered again from host memory from
+//!   its PSN (starting with MIDDLE or LAST when it starts inside the original), the slot's VA
+//!   moved to it; a duplicate atomic answered with the kept original value; one matching no
+//!   slot dropped;
 //! - RNR: an RNR NAK with the QP's timer code (no receive queue yet, so every SEND);
 //! - a remote access error or invalid request: its NAK, and the QP's responder state marked
 //!   in error, so that later requests are dropped; nothing is written;
 //! - requests for a QP beyond the table, not RC, not in RTR or RTS, or in error, and P_Keys
 //!   other than the default: dropped and counted (`cnt_dropped`), their payload discarded.
 //!
-//! SEND, READ and atomics that pass the checks are not executed yet: counted
-//! (`cnt_unsupported`) and dropped, the state unchanged. Responses leave as send descriptors
-//! (a transport header) with the QP's row (`m_desc_qp`) for the address vector lookup.
+//! A QP keeps its newest min(MAX_DEST_RD_ATOMIC, 4) READs and atomics (the model keeps
+//! MAX_DEST_RD_ATOMIC: equal up to 4). SENDs that pass the checks are not executed yet:
+//! counted (`cnt_unsupported`) and dropped, the state unchanged. Responses leave as send
+//! descriptors (a transport header) with the QP's row (`m_desc_qp`) for the address vector
+//! lookup; a descriptor with a payload has it whole on `m_axis_*`, in descriptor order.
 //!
-//! One request at a time. `s_init_*` resets a QP's state row (ePSN from its RQ_PSN) when the
-//! QP enters RTR; it is taken while the engine is idle.
+//! One request at a time. `s_init_*` resets a QP's state row (ePSN from its RQ_PSN, no kept
+//! READ or atomic) when the QP enters RTR; it is taken while the engine is idle. `A` is log2
+//! of the QP and region rows, `R` is `A + 2` (the resource slots' address).
 
 use rust_hdl::prelude::*;
 
+use crate::commit_fifo::CommitFifo;
 use crate::resp_check::RespCheck;
-use crate::row_table::{MR_BITS, QP_BITS, RS_BITS, qp_offset_of, rs_offset_of};
+use crate::row_table::{
+    MR_BITS, QP_BITS, RR_BITS, RS_BITS, qp_offset_of, rr_offset_of, rs_offset_of,
+};
 use crate::transport_header::{TH_BITS, th_offset_of};
 use crate::{field_join, field_split};
+
+/// Frame FIFO words the READ path lets itself reserve (the FIFO's 2048 less its slack).
+pub const RESERVE_WORDS: u64 = 2040;
 
 field_split!(
     /// The request header fields the engine reads.
@@ -37,8 +58,10 @@ field_split!(
         len: 16 => "payload_len",
         ack: 1 => "AckReq",
         dqp: 24 => "DestQP",
+        va: 64 => "ext_va",
         key: 32 => "ext_key",
         mid: 64 => "ext_mid",
+        cmp: 64 => "ext_cmp",
         pkey: 16 => "P_Key",
     }
 );
@@ -51,6 +74,8 @@ field_split!(
         dest: 24 => "DEST_QPN",
         pkey: 16 => "PKEY",
         rnr: 5 => "MIN_RNR_TIMER",
+        mtu: 3 => "PATH_MTU",
+        mdra: 5 => "MAX_DEST_RD_ATOMIC",
     }
 );
 
@@ -65,6 +90,8 @@ field_split!(
         resid: 32 => "WR_RESID",
         wlen: 32 => "WR_LEN",
         err: 1 => "ERROR",
+        rvalid: 4 => "RES_VALID",
+        rhead: 2 => "RES_HEAD",
     }
 );
 
@@ -79,25 +106,55 @@ field_join!(
         resid: 32 => "WR_RESID",
         wlen: 32 => "WR_LEN",
         err: 1 => "ERROR",
+        rvalid: 4 => "RES_VALID",
+        rhead: 2 => "RES_HEAD",
+    }
+);
+
+field_split!(
+    /// A resource slot.
+    ResFields, RR_BITS, rr_offset_of, {
+        kind: 1 => "KIND",
+        first: 24 => "FIRST_PSN",
+        last: 24 => "LAST_PSN",
+        va: 64 => "VA",
+        len: 32 => "LEN",
+        rkey: 32 => "RKEY",
     }
 );
 
 field_join!(
-    /// An ACK or NAK as a send descriptor.
+    /// A resource slot from its fields.
+    ResJoin, RR_BITS, rr_offset_of, {
+        kind: 1 => "KIND",
+        first: 24 => "FIRST_PSN",
+        last: 24 => "LAST_PSN",
+        va: 64 => "VA",
+        len: 32 => "LEN",
+        rkey: 32 => "RKEY",
+    }
+);
+
+field_join!(
+    /// A response (ACK, NAK, READ response, atomic acknowledge) as a send descriptor.
     AckJoin, TH_BITS, th_offset_of, {
         op: 8 => "OpCode",
         psn: 24 => "PSN",
+        len: 16 => "payload_len",
         dqp: 24 => "DestQP",
         pkey: 16 => "P_Key",
         key: 32 => "ext_key",
+        va: 64 => "ext_va",
     }
 );
 
 // Engine states (literals in the code, rule 5): 0 IDLE, 1 LOOK, 2 GOT, 3 PRE, 4 CHK, 5 ACT,
-// 6 DMA_REQ, 7 DMA_DATA, 8 DRAIN, 9 DMA_DONE, 10 COMMIT, 11 RESP.
+// 6 DMA_REQ, 7 DMA_DATA, 8 DRAIN, 9 DMA_DONE, 10 COMMIT, 11 RESP, 12 RES_ADDR, 13 RES_TEST,
+// 14 RD_SEG, 15 RD_REQ, 16 RD_DATA, 17 RD_FLUSH, 18 RD_DESC, 19 AT_RD, 20 AT_DATA, 21 AT_WR,
+// 22 AT_WDATA, 23 AT_DONE, 24 RES_WR.
 
 #[derive(LogicBlock)]
-pub struct Responder<const A: usize> {
+pub struct Responder<const A: usize, const R: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     /// Requests: transport headers, then their payloads.
@@ -124,8 +181,19 @@ pub struct Responder<const A: usize> {
     pub mr_look_ready: Signal<In, Bit>,
     pub mr_look_row: Signal<Out, Bits<A>>,
     pub mr_got_data: Signal<In, Bits<MR_BITS>>,
-    /// The DMA port's write side ([`crate::dma_arbiter`]); a write's address is the request's
-    /// device address, at any byte.
+    /// The DMA port's read side ([`crate::dma_arbiter`]): 8-byte-aligned reads, data in
+    /// request order.
+    pub m_dma_rd_req_valid: Signal<Out, Bit>,
+    pub m_dma_rd_req_ready: Signal<In, Bit>,
+    pub m_dma_rd_req_addr: Signal<Out, Bits<64>>,
+    pub m_dma_rd_req_len: Signal<Out, Bits<16>>,
+    pub m_dma_rd_data_valid: Signal<In, Bit>,
+    pub m_dma_rd_data_ready: Signal<Out, Bit>,
+    pub m_dma_rd_data: Signal<In, Bits<64>>,
+    pub m_dma_rd_data_last: Signal<In, Bit>,
+    pub m_dma_rd_data_err: Signal<In, Bit>,
+    /// The DMA port's write side; a write's address is the request's device address, at any
+    /// byte.
     pub m_dma_wr_req_valid: Signal<Out, Bit>,
     pub m_dma_wr_req_ready: Signal<In, Bit>,
     pub m_dma_wr_req_addr: Signal<Out, Bits<64>>,
@@ -137,32 +205,48 @@ pub struct Responder<const A: usize> {
     pub m_dma_wr_data_last: Signal<Out, Bit>,
     pub m_dma_wr_done_valid: Signal<In, Bit>,
     pub m_dma_wr_done_err: Signal<In, Bit>,
-    /// Responses (ACK, NAK) as send descriptors, with the QP's row.
+    /// Responses as send descriptors, with the QP's row.
     pub m_desc_valid: Signal<Out, Bit>,
     pub m_desc_ready: Signal<In, Bit>,
     pub m_desc_data: Signal<Out, Bits<TH_BITS>>,
     pub m_desc_qp: Signal<Out, Bits<A>>,
-    /// Requests executed; dropped before the checks; passed but not executed yet; DMA writes
-    /// the host refused (each wraps at 2^32).
+    /// The payloads of READ responses, one frame per descriptor with a payload; `tuser` marks
+    /// a payload whose read the host refused.
+    pub m_axis_tdata: Signal<Out, Bits<64>>,
+    pub m_axis_tkeep: Signal<Out, Bits<8>>,
+    pub m_axis_tlast: Signal<Out, Bit>,
+    pub m_axis_tuser: Signal<Out, Bit>,
+    pub m_axis_tvalid: Signal<Out, Bit>,
+    pub m_axis_tready: Signal<In, Bit>,
+    /// Requests executed; dropped before the checks; passed but not executed yet; DMA reads
+    /// and writes the host refused; duplicates answered again; duplicates matching no kept
+    /// READ or atomic (each wraps at 2^32).
     pub cnt_executed: Signal<Out, Bits<32>>,
     pub cnt_dropped: Signal<Out, Bits<32>>,
     pub cnt_unsupported: Signal<Out, Bits<32>>,
     pub cnt_dma_err: Signal<Out, Bits<32>>,
+    pub cnt_replayed: Signal<Out, Bits<32>>,
+    pub cnt_dup_dropped: Signal<Out, Bits<32>>,
 
     chk: RespCheck<A>,
     mem: RAM<Bits<RS_BITS>, A>,
+    res: RAM<Bits<RR_BITS>, R>,
+    fifo: CommitFifo,
     req: ReqFields,
     qpf: QpAttrFields,
     stf: StateFields,
     st_out: StateJoin,
+    rsf: ResFields,
+    rs_out: ResJoin,
     ack: AckJoin,
-    st: DFF<Bits<4>>,
+    st: DFF<Bits<5>>,
     hdr: DFF<Bits<TH_BITS>>,
     qp_row: DFF<Bits<QP_BITS>>,
     mr_row: DFF<Bits<MR_BITS>>,
     st_row: DFF<Bits<RS_BITS>>,
     verdict: DFF<Bits<4>>,
     addr: DFF<Bits<64>>,
+    mr_ok: DFF<Bit>,
     /// The next state row and the response, decided in ACT.
     n_epsn: DFF<Bits<24>>,
     n_msn: DFF<Bits<24>>,
@@ -172,37 +256,129 @@ pub struct Responder<const A: usize> {
     n_resid: DFF<Bits<32>>,
     n_wlen: DFF<Bits<32>>,
     n_err: DFF<Bits<1>>,
+    n_rvalid: DFF<Bits<4>>,
+    n_rhead: DFF<Bits<2>>,
     n_write: DFF<Bit>,
     r_send: DFF<Bit>,
+    r_read: DFF<Bit>,
+    r_op: DFF<Bits<8>>,
     r_syn: DFF<Bits<8>>,
     r_psn: DFF<Bits<24>>,
     r_msn: DFF<Bits<24>>,
+    r_orig: DFF<Bits<64>>,
     dma_addr: DFF<Bits<64>>,
+    /// The resource slot being written (ACT) or scanned (duplicates), and its new contents.
+    slot: DFF<Bits<2>>,
+    e_kind: DFF<Bits<1>>,
+    e_first: DFF<Bits<24>>,
+    e_last: DFF<Bits<24>>,
+    e_va: DFF<Bits<64>>,
+    e_len: DFF<Bits<32>>,
+    e_rkey: DFF<Bits<32>>,
+    /// An atomic's new value.
+    at_new: DFF<Bits<64>>,
+    /// READ responses: the next segment's device address, bytes left, PSN; the first response
+    /// of this run; a replay starting inside the original.
+    rd_addr: DFF<Bits<64>>,
+    rd_left: DFF<Bits<32>>,
+    rd_psn: DFF<Bits<24>>,
+    rd_first: DFF<Bit>,
+    rd_mid: DFF<Bit>,
+    /// The segment: bytes, opcode, last of the run, AETH, output words less one, last keep.
+    rd_seg: DFF<Bits<16>>,
+    rd_op: DFF<Bits<8>>,
+    rd_last: DFF<Bit>,
+    rd_aeth: DFF<Bit>,
+    rd_outs_m1: DFF<Bits<10>>,
+    rd_lkeep: DFF<Bits<8>>,
+    rd_off: DFF<Bits<3>>,
+    /// The realigner: output words written, the previous beat held, a read error seen.
+    rd_ocnt: DFF<Bits<10>>,
+    rd_prev: DFF<Bits<64>>,
+    rd_have: DFF<Bit>,
+    rd_err: DFF<Bit>,
+    /// FIFO words reserved: segments being read plus words not yet sent.
+    rsv: DFF<Bits<12>>,
     cnt_exec: DFF<Bits<32>>,
     cnt_drop: DFF<Bits<32>>,
     cnt_unsup: DFF<Bits<32>>,
     cnt_dmae: DFF<Bits<32>>,
+    cnt_rep: DFF<Bits<32>>,
+    cnt_dupd: DFF<Bits<32>>,
     // Locals.
     write: Signal<Local, Bit>,
     sendwrite: Signal<Local, Bit>,
+    read: Signal<Local, Bit>,
+    atomic: Signal<Local, Bit>,
     first: Signal<Local, Bit>,
     mid: Signal<Local, Bit>,
     last: Signal<Local, Bit>,
     only: Signal<Local, Bit>,
     len64: Signal<Local, Bits<64>>,
     len32: Signal<Local, Bits<32>>,
+    dlen: Signal<Local, Bits<32>>,
     psn_next: Signal<Local, Bits<24>>,
     psn_prev: Signal<Local, Bits<24>>,
     msn_next: Signal<Local, Bits<24>>,
     qp_hi: Signal<Local, Bit>,
     qp_ok: Signal<Local, Bit>,
+    mtu: Signal<Local, Bits<32>>,
+    mtu_m1: Signal<Local, Bits<32>>,
+    rd_sum: Signal<Local, Bits<32>>,
+    rd_n: Signal<Local, Bits<24>>,
+    rd_lastpsn: Signal<Local, Bits<24>>,
+    rd_endpsn: Signal<Local, Bits<24>>,
+    cap: Signal<Local, Bits<3>>,
+    age0: Signal<Local, Bits<2>>,
+    age1: Signal<Local, Bits<2>>,
+    age2: Signal<Local, Bits<2>>,
+    age3: Signal<Local, Bits<2>>,
+    keep_mask: Signal<Local, Bits<4>>,
+    head_bit: Signal<Local, Bits<4>>,
+    slot_bit: Signal<Local, Bits<4>>,
+    res_at: Signal<Local, Bits<R>>,
+    d_lo: Signal<Local, Bits<24>>,
+    d_hi: Signal<Local, Bits<24>>,
+    s_match: Signal<Local, Bit>,
+    req_end: Signal<Local, Bits<65>>,
+    res_end: Signal<Local, Bits<65>>,
+    in_range: Signal<Local, Bit>,
+    seg_gt: Signal<Local, Bit>,
+    seg: Signal<Local, Bits<16>>,
+    seg_tail: Signal<Local, Bits<16>>,
+    seg_p7: Signal<Local, Bits<16>>,
+    seg_words_m1: Signal<Local, Bits<16>>,
+    fits: Signal<Local, Bits<12>>,
+    rd_word: Signal<Local, Bits<64>>,
+    rd_wlast: Signal<Local, Bit>,
+    rsv_add: Signal<Local, Bits<12>>,
+    rsv_sub: Signal<Local, Bits<12>>,
+    k_one2: Constant<Bits<2>>,
+    k_two2: Constant<Bits<2>>,
+    k_three2: Constant<Bits<2>>,
+    k_one10: Constant<Bits<10>>,
+    k_one12: Constant<Bits<12>>,
+    k_zero12: Constant<Bits<12>>,
+    k_one16: Constant<Bits<16>>,
+    k_seven16: Constant<Bits<16>>,
+    k_eight16: Constant<Bits<16>>,
+    k_reserve: Constant<Bits<12>>,
     k_one24: Constant<Bits<24>>,
     k_one32: Constant<Bits<32>>,
     k_zero32: Constant<Bits<32>>,
+    k_zero64: Constant<Bits<64>>,
+    k_align: Constant<Bits<64>>,
+    k_all8: Constant<Bits<8>>,
+    k_mtu256: Constant<Bits<32>>,
+    k_mtu512: Constant<Bits<32>>,
+    k_mtu1024: Constant<Bits<32>>,
+    k_mtu2048: Constant<Bits<32>>,
+    k_mtu4096: Constant<Bits<32>>,
     k_qp_hi: Constant<Bits<24>>,
     k_key_lo: Constant<Bits<32>>,
     k_pkey_mask: Constant<Bits<16>>,
     k_ack_op: Constant<Bits<8>>,
+    k_atomic_ack_op: Constant<Bits<8>>,
     k_rnr: Constant<Bits<8>>,
     k_syn_ack: Constant<Bits<8>>,
     k_syn_seq: Constant<Bits<8>>,
@@ -210,9 +386,10 @@ pub struct Responder<const A: usize> {
     k_syn_acc: Constant<Bits<8>>,
 }
 
-impl<const A: usize> Default for Responder<A> {
+impl<const A: usize, const R: usize> Default for Responder<A, R> {
     fn default() -> Self {
         assert!((1..=16).contains(&A));
+        assert!(R == A + 2, "R is A + 2: four resource slots per QP");
         Responder {
             clock: Default::default(),
             reset: Default::default(),
@@ -236,6 +413,15 @@ impl<const A: usize> Default for Responder<A> {
             mr_look_ready: Default::default(),
             mr_look_row: Default::default(),
             mr_got_data: Default::default(),
+            m_dma_rd_req_valid: Default::default(),
+            m_dma_rd_req_ready: Default::default(),
+            m_dma_rd_req_addr: Default::default(),
+            m_dma_rd_req_len: Default::default(),
+            m_dma_rd_data_valid: Default::default(),
+            m_dma_rd_data_ready: Default::default(),
+            m_dma_rd_data: Default::default(),
+            m_dma_rd_data_last: Default::default(),
+            m_dma_rd_data_err: Default::default(),
             m_dma_wr_req_valid: Default::default(),
             m_dma_wr_req_ready: Default::default(),
             m_dma_wr_req_addr: Default::default(),
@@ -251,16 +437,28 @@ impl<const A: usize> Default for Responder<A> {
             m_desc_ready: Default::default(),
             m_desc_data: Default::default(),
             m_desc_qp: Default::default(),
+            m_axis_tdata: Default::default(),
+            m_axis_tkeep: Default::default(),
+            m_axis_tlast: Default::default(),
+            m_axis_tuser: Default::default(),
+            m_axis_tvalid: Default::default(),
+            m_axis_tready: Default::default(),
             cnt_executed: Default::default(),
             cnt_dropped: Default::default(),
             cnt_unsupported: Default::default(),
             cnt_dma_err: Default::default(),
+            cnt_replayed: Default::default(),
+            cnt_dup_dropped: Default::default(),
             chk: Default::default(),
             mem: RAM::new(Default::default()),
+            res: RAM::new(Default::default()),
+            fifo: Default::default(),
             req: Default::default(),
             qpf: Default::default(),
             stf: Default::default(),
             st_out: Default::default(),
+            rsf: Default::default(),
+            rs_out: Default::default(),
             ack: Default::default(),
             st: Default::default(),
             hdr: Default::default(),
@@ -269,6 +467,7 @@ impl<const A: usize> Default for Responder<A> {
             st_row: Default::default(),
             verdict: Default::default(),
             addr: Default::default(),
+            mr_ok: Default::default(),
             n_epsn: Default::default(),
             n_msn: Default::default(),
             n_nak: Default::default(),
@@ -277,36 +476,121 @@ impl<const A: usize> Default for Responder<A> {
             n_resid: Default::default(),
             n_wlen: Default::default(),
             n_err: Default::default(),
+            n_rvalid: Default::default(),
+            n_rhead: Default::default(),
             n_write: Default::default(),
             r_send: Default::default(),
+            r_read: Default::default(),
+            r_op: Default::default(),
             r_syn: Default::default(),
             r_psn: Default::default(),
             r_msn: Default::default(),
+            r_orig: Default::default(),
             dma_addr: Default::default(),
+            slot: Default::default(),
+            e_kind: Default::default(),
+            e_first: Default::default(),
+            e_last: Default::default(),
+            e_va: Default::default(),
+            e_len: Default::default(),
+            e_rkey: Default::default(),
+            at_new: Default::default(),
+            rd_addr: Default::default(),
+            rd_left: Default::default(),
+            rd_psn: Default::default(),
+            rd_first: Default::default(),
+            rd_mid: Default::default(),
+            rd_seg: Default::default(),
+            rd_op: Default::default(),
+            rd_last: Default::default(),
+            rd_aeth: Default::default(),
+            rd_outs_m1: Default::default(),
+            rd_lkeep: Default::default(),
+            rd_off: Default::default(),
+            rd_ocnt: Default::default(),
+            rd_prev: Default::default(),
+            rd_have: Default::default(),
+            rd_err: Default::default(),
+            rsv: Default::default(),
             cnt_exec: Default::default(),
             cnt_drop: Default::default(),
             cnt_unsup: Default::default(),
             cnt_dmae: Default::default(),
+            cnt_rep: Default::default(),
+            cnt_dupd: Default::default(),
             write: Default::default(),
             sendwrite: Default::default(),
+            read: Default::default(),
+            atomic: Default::default(),
             first: Default::default(),
             mid: Default::default(),
             last: Default::default(),
             only: Default::default(),
             len64: Default::default(),
             len32: Default::default(),
+            dlen: Default::default(),
             psn_next: Default::default(),
             psn_prev: Default::default(),
             msn_next: Default::default(),
             qp_hi: Default::default(),
             qp_ok: Default::default(),
+            mtu: Default::default(),
+            mtu_m1: Default::default(),
+            rd_sum: Default::default(),
+            rd_n: Default::default(),
+            rd_lastpsn: Default::default(),
+            rd_endpsn: Default::default(),
+            cap: Default::default(),
+            age0: Default::default(),
+            age1: Default::default(),
+            age2: Default::default(),
+            age3: Default::default(),
+            keep_mask: Default::default(),
+            head_bit: Default::default(),
+            slot_bit: Default::default(),
+            res_at: Default::default(),
+            d_lo: Default::default(),
+            d_hi: Default::default(),
+            s_match: Default::default(),
+            req_end: Default::default(),
+            res_end: Default::default(),
+            in_range: Default::default(),
+            seg_gt: Default::default(),
+            seg: Default::default(),
+            seg_tail: Default::default(),
+            seg_p7: Default::default(),
+            seg_words_m1: Default::default(),
+            fits: Default::default(),
+            rd_word: Default::default(),
+            rd_wlast: Default::default(),
+            rsv_add: Default::default(),
+            rsv_sub: Default::default(),
+            k_one2: Constant::new(bits::<2>(1)),
+            k_two2: Constant::new(bits::<2>(2)),
+            k_three2: Constant::new(bits::<2>(3)),
+            k_one10: Constant::new(bits::<10>(1)),
+            k_one12: Constant::new(bits::<12>(1)),
+            k_zero12: Constant::new(bits::<12>(0)),
+            k_one16: Constant::new(bits::<16>(1)),
+            k_seven16: Constant::new(bits::<16>(7)),
+            k_eight16: Constant::new(bits::<16>(8)),
+            k_reserve: Constant::new(bits::<12>(RESERVE_WORDS)),
             k_one24: Constant::new(bits::<24>(1)),
             k_one32: Constant::new(bits::<32>(1)),
             k_zero32: Constant::new(bits::<32>(0)),
+            k_zero64: Constant::new(bits::<64>(0)),
+            k_align: Constant::new(bits::<64>(!7u64)),
+            k_all8: Constant::new(bits::<8>(0xFF)),
+            k_mtu256: Constant::new(bits::<32>(256)),
+            k_mtu512: Constant::new(bits::<32>(512)),
+            k_mtu1024: Constant::new(bits::<32>(1024)),
+            k_mtu2048: Constant::new(bits::<32>(2048)),
+            k_mtu4096: Constant::new(bits::<32>(4096)),
             k_qp_hi: Constant::new(bits::<24>((0xFF_FFFFu64 << A) & 0xFF_FFFF)),
             k_key_lo: Constant::new(bits::<32>(((1u64 << A) - 1) << 8)),
             k_pkey_mask: Constant::new(bits::<16>(0x7FFF)),
             k_ack_op: Constant::new(bits::<8>(0x11)),
+            k_atomic_ack_op: Constant::new(bits::<8>(0x12)),
             k_rnr: Constant::new(bits::<8>(0x20)),
             k_syn_ack: Constant::new(bits::<8>(0x1F)),
             k_syn_seq: Constant::new(bits::<8>(0x60)),
@@ -316,25 +600,33 @@ impl<const A: usize> Default for Responder<A> {
     }
 }
 
-impl<const A: usize> Logic for Responder<A> {
+impl<const A: usize, const R: usize> Logic for Responder<A, R> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, st, hdr, qp_row, mr_row, st_row, verdict, addr, n_epsn, n_msn, n_nak,
-            n_open, n_addr, n_resid, n_wlen, n_err, n_write, r_send, r_syn, r_psn, r_msn, dma_addr,
-            cnt_exec, cnt_drop, cnt_unsup, cnt_dmae
+            self, clock, st, hdr, qp_row, mr_row, st_row, verdict, addr, mr_ok, n_epsn, n_msn,
+            n_nak, n_open, n_addr, n_resid, n_wlen, n_err, n_rvalid, n_rhead, n_write, r_send,
+            r_read, r_op, r_syn, r_psn, r_msn, r_orig, dma_addr, slot, e_kind, e_first, e_last,
+            e_va, e_len, e_rkey, at_new, rd_addr, rd_left, rd_psn, rd_first, rd_mid, rd_seg, rd_op,
+            rd_last, rd_aeth, rd_outs_m1, rd_lkeep, rd_off, rd_ocnt, rd_prev, rd_have, rd_err, rsv,
+            cnt_exec, cnt_drop, cnt_unsup, cnt_dmae, cnt_rep, cnt_dupd
         );
-        clock!(self, clock, chk);
+        clock!(self, clock, chk, fifo);
         self.chk.reset.next = self.reset.val();
+        self.fifo.reset.next = self.reset.val();
         self.mem.read_clock.next = self.clock.val();
         self.mem.write_clock.next = self.clock.val();
+        self.res.read_clock.next = self.clock.val();
+        self.res.write_clock.next = self.clock.val();
 
         // ---- Field views of the captured request and rows.
         self.req.word.next = self.hdr.q.val();
         self.qpf.word.next = self.qp_row.q.val();
         self.stf.word.next = self.st_row.q.val();
+        self.rsf.word.next = self.res.read_data.val();
 
-        // Opcode decode (SEND 0x00-0x05, 0x16, 0x17; WRITE 0x06-0x0B).
+        // Opcode decode (SEND 0x00-0x05, 0x16, 0x17; WRITE 0x06-0x0B; READ 0x0C; atomics 0x13,
+        // 0x14).
         self.write.next = (self.req.op.val() == 6)
             | (self.req.op.val() == 7)
             | (self.req.op.val() == 8)
@@ -350,12 +642,16 @@ impl<const A: usize> Logic for Responder<A> {
             | (self.req.op.val() == 5)
             | (self.req.op.val() == 22)
             | (self.req.op.val() == 23);
+        self.read.next = self.req.op.val() == 12;
+        self.atomic.next = (self.req.op.val() == 19) | (self.req.op.val() == 20);
         self.first.next = self.req.op.val() == 6;
         self.mid.next = self.req.op.val() == 7;
         self.last.next = (self.req.op.val() == 8) | (self.req.op.val() == 9);
         self.only.next = (self.req.op.val() == 10) | (self.req.op.val() == 11);
         self.len64.next = bit_cast::<64, 16>(self.req.len.val());
         self.len32.next = bit_cast::<32, 16>(self.req.len.val());
+        // RETH: DMALength is the low half of the middle slot.
+        self.dlen.next = self.req.mid.val().get_bits::<32>(0);
         self.psn_next.next = self.req.psn.val() + self.k_one24.val();
         self.psn_prev.next = self.stf.epsn.val() - self.k_one24.val();
         self.msn_next.next = self.stf.msn.val() + self.k_one24.val();
@@ -365,6 +661,176 @@ impl<const A: usize> Logic for Responder<A> {
             & !self.qpf.qtype.val().any()
             & !self.stf.err.val().any()
             & ((self.req.pkey.val() & self.k_pkey_mask.val()) == self.k_pkey_mask.val());
+
+        // ---- READ arithmetic: the path MTU, responses n = max(1, ceil(len / MTU)).
+        self.mtu.next = self.k_mtu256.val();
+        if self.qpf.mtu.val() == 2 {
+            self.mtu.next = self.k_mtu512.val();
+        }
+        if self.qpf.mtu.val() == 3 {
+            self.mtu.next = self.k_mtu1024.val();
+        }
+        if self.qpf.mtu.val() == 4 {
+            self.mtu.next = self.k_mtu2048.val();
+        }
+        if self.qpf.mtu.val() == 5 {
+            self.mtu.next = self.k_mtu4096.val();
+        }
+        self.mtu_m1.next = self.mtu.val() - self.k_one32.val();
+        self.rd_sum.next = self.dlen.val() + self.mtu_m1.val();
+        self.rd_n.next = bit_cast::<24, 32>(self.rd_sum.val() >> 8);
+        if self.qpf.mtu.val() == 2 {
+            self.rd_n.next = bit_cast::<24, 32>(self.rd_sum.val() >> 9);
+        }
+        if self.qpf.mtu.val() == 3 {
+            self.rd_n.next = bit_cast::<24, 32>(self.rd_sum.val() >> 10);
+        }
+        if self.qpf.mtu.val() == 4 {
+            self.rd_n.next = bit_cast::<24, 32>(self.rd_sum.val() >> 11);
+        }
+        if self.qpf.mtu.val() == 5 {
+            self.rd_n.next = bit_cast::<24, 32>(self.rd_sum.val() >> 12);
+        }
+        if !self.dlen.val().any() {
+            self.rd_n.next = self.k_one24.val();
+        }
+        self.rd_endpsn.next = self.req.psn.val() + self.rd_n.val();
+        self.rd_lastpsn.next = self.rd_endpsn.val() - self.k_one24.val();
+
+        // ---- Resource slots: a new one at RES_HEAD keeps the newest min(max(mdra, 1), 4).
+        self.cap.next = bit_cast::<3, 5>(self.qpf.mdra.val());
+        if !self.qpf.mdra.val().any() {
+            self.cap.next = 1.into();
+        }
+        if self.qpf.mdra.val() > 4 {
+            self.cap.next = 4.into();
+        }
+        self.age0.next = self.stf.rhead.val();
+        self.age1.next = self.stf.rhead.val() - self.k_one2.val();
+        self.age2.next = self.stf.rhead.val() - self.k_two2.val();
+        self.age3.next = self.stf.rhead.val() - self.k_three2.val();
+        self.keep_mask.next = 0.into();
+        self.keep_mask.next = self
+            .keep_mask
+            .val()
+            .replace_bit(0, bit_cast::<3, 2>(self.age0.val()) < self.cap.val());
+        self.keep_mask.next = self
+            .keep_mask
+            .val()
+            .replace_bit(1, bit_cast::<3, 2>(self.age1.val()) < self.cap.val());
+        self.keep_mask.next = self
+            .keep_mask
+            .val()
+            .replace_bit(2, bit_cast::<3, 2>(self.age2.val()) < self.cap.val());
+        self.keep_mask.next = self
+            .keep_mask
+            .val()
+            .replace_bit(3, bit_cast::<3, 2>(self.age3.val()) < self.cap.val());
+        self.head_bit.next = 1.into();
+        if self.stf.rhead.val() == 1 {
+            self.head_bit.next = 2.into();
+        }
+        if self.stf.rhead.val() == 2 {
+            self.head_bit.next = 4.into();
+        }
+        if self.stf.rhead.val() == 3 {
+            self.head_bit.next = 8.into();
+        }
+        self.slot_bit.next = 1.into();
+        if self.slot.q.val() == 1 {
+            self.slot_bit.next = 2.into();
+        }
+        if self.slot.q.val() == 2 {
+            self.slot_bit.next = 4.into();
+        }
+        if self.slot.q.val() == 3 {
+            self.slot_bit.next = 8.into();
+        }
+        self.res_at.next = (bit_cast::<R, A>(self.req.dqp.val().get_bits::<A>(0)) << 2)
+            | bit_cast::<R, 2>(self.slot.q.val());
+        // A kept slot answers a duplicate: a READ whose responses' PSNs hold it, an atomic at
+        // its PSN (24-bit half-space compares, rule 2).
+        self.d_lo.next = self.req.psn.val() - self.rsf.first.val();
+        self.d_hi.next = self.rsf.last.val() - self.req.psn.val();
+        self.s_match.next = false;
+        if (self.stf.rvalid.val() & self.slot_bit.val()).any() {
+            if self.read.val() & !self.rsf.kind.val().any() {
+                self.s_match.next = !self.d_lo.val().get_bit(23) & !self.d_hi.val().get_bit(23);
+            }
+            if self.atomic.val() & self.rsf.kind.val().any() {
+                self.s_match.next = self.req.psn.val() == self.rsf.first.val();
+            }
+        }
+        self.req_end.next =
+            bit_cast::<65, 64>(self.req.va.val()) + bit_cast::<65, 32>(self.dlen.val());
+        self.res_end.next =
+            bit_cast::<65, 64>(self.rsf.va.val()) + bit_cast::<65, 32>(self.rsf.len.val());
+        self.in_range.next = (self.req.va.val() >= self.rsf.va.val())
+            & (self.dlen.val() <= self.rsf.len.val())
+            & (self.req_end.val() <= self.res_end.val())
+            & (self.req.key.val() == self.rsf.rkey.val())
+            & self.mr_ok.q.val();
+
+        // ---- A READ response's segment, from the registered run.
+        self.seg_gt.next = self.rd_left.q.val() > self.mtu.val();
+        self.seg.next = self.rd_left.q.val().get_bits::<16>(0);
+        if self.seg_gt.val() {
+            self.seg.next = self.mtu.val().get_bits::<16>(0);
+        }
+        self.seg_tail.next =
+            bit_cast::<16, 3>(self.rd_addr.q.val().get_bits::<3>(0)) + self.seg.val();
+        self.seg_p7.next = self.seg.val() + self.k_seven16.val();
+        self.seg_words_m1.next = (self.seg_p7.val() >> 3) - self.k_one16.val();
+        self.fits.next =
+            self.rsv.q.val() + bit_cast::<12, 10>(self.rd_outs_m1.q.val()) + self.k_one12.val();
+
+        // The realigner's word: the beat itself at offset 0, else the held beat's upper bytes
+        // and this beat's lower ones (in RD_FLUSH the held beat's alone: `m_dma_rd_data` is
+        // not read there).
+        self.rd_word.next = self.m_dma_rd_data.val();
+        if self.rd_off.q.val() == 1 {
+            self.rd_word.next = (self.rd_prev.q.val() >> 8) | (self.m_dma_rd_data.val() << 56);
+        }
+        if self.rd_off.q.val() == 2 {
+            self.rd_word.next = (self.rd_prev.q.val() >> 16) | (self.m_dma_rd_data.val() << 48);
+        }
+        if self.rd_off.q.val() == 3 {
+            self.rd_word.next = (self.rd_prev.q.val() >> 24) | (self.m_dma_rd_data.val() << 40);
+        }
+        if self.rd_off.q.val() == 4 {
+            self.rd_word.next = (self.rd_prev.q.val() >> 32) | (self.m_dma_rd_data.val() << 32);
+        }
+        if self.rd_off.q.val() == 5 {
+            self.rd_word.next = (self.rd_prev.q.val() >> 40) | (self.m_dma_rd_data.val() << 24);
+        }
+        if self.rd_off.q.val() == 6 {
+            self.rd_word.next = (self.rd_prev.q.val() >> 48) | (self.m_dma_rd_data.val() << 16);
+        }
+        if self.rd_off.q.val() == 7 {
+            self.rd_word.next = (self.rd_prev.q.val() >> 56) | (self.m_dma_rd_data.val() << 8);
+        }
+        if self.st.q.val() == 17 {
+            self.rd_word.next = self.rd_prev.q.val() >> 8;
+            if self.rd_off.q.val() == 2 {
+                self.rd_word.next = self.rd_prev.q.val() >> 16;
+            }
+            if self.rd_off.q.val() == 3 {
+                self.rd_word.next = self.rd_prev.q.val() >> 24;
+            }
+            if self.rd_off.q.val() == 4 {
+                self.rd_word.next = self.rd_prev.q.val() >> 32;
+            }
+            if self.rd_off.q.val() == 5 {
+                self.rd_word.next = self.rd_prev.q.val() >> 40;
+            }
+            if self.rd_off.q.val() == 6 {
+                self.rd_word.next = self.rd_prev.q.val() >> 48;
+            }
+            if self.rd_off.q.val() == 7 {
+                self.rd_word.next = self.rd_prev.q.val() >> 56;
+            }
+        }
+        self.rd_wlast.next = self.rd_ocnt.q.val() == self.rd_outs_m1.q.val();
 
         // ---- The check.
         self.chk.s_hdr.next = self.hdr.q.val();
@@ -394,7 +860,23 @@ impl<const A: usize> Logic for Responder<A> {
         self.st_out.resid.next = self.n_resid.q.val();
         self.st_out.wlen.next = self.n_wlen.q.val();
         self.st_out.err.next = self.n_err.q.val();
+        self.st_out.rvalid.next = self.n_rvalid.q.val();
+        self.st_out.rhead.next = self.n_rhead.q.val();
         self.mem.write_data.next = self.st_out.word.val();
+        self.res.read_address.next = self.res_at.val();
+        self.res.write_address.next = self.res_at.val();
+        self.res.write_enable.next = false;
+        self.rs_out.kind.next = self.e_kind.q.val();
+        self.rs_out.first.next = self.e_first.q.val();
+        self.rs_out.last.next = self.e_last.q.val();
+        self.rs_out.va.next = self.e_va.q.val();
+        self.rs_out.len.next = self.e_len.q.val();
+        self.rs_out.rkey.next = self.e_rkey.q.val();
+        self.res.write_data.next = self.rs_out.word.val();
+        self.m_dma_rd_req_valid.next = false;
+        self.m_dma_rd_req_addr.next = self.rd_addr.q.val() & self.k_align.val();
+        self.m_dma_rd_req_len.next = self.seg_tail.val();
+        self.m_dma_rd_data_ready.next = false;
         self.m_dma_wr_req_valid.next = false;
         self.m_dma_wr_req_addr.next = self.dma_addr.q.val();
         self.m_dma_wr_req_len.next = self.req.len.val();
@@ -402,15 +884,38 @@ impl<const A: usize> Logic for Responder<A> {
         self.m_dma_wr_data.next = self.s_axis_tdata.val();
         self.m_dma_wr_data_keep.next = self.s_axis_tkeep.val();
         self.m_dma_wr_data_last.next = self.s_axis_tlast.val();
-        self.ack.op.next = self.k_ack_op.val();
+        self.ack.op.next = self.r_op.q.val();
         self.ack.psn.next = self.r_psn.q.val();
+        self.ack.len.next = 0.into();
         self.ack.dqp.next = self.qpf.dest.val();
         self.ack.pkey.next = self.qpf.pkey.val();
         self.ack.key.next =
             bit_cast::<32, 8>(self.r_syn.q.val()) << 24 | bit_cast::<32, 24>(self.r_msn.q.val());
+        self.ack.va.next = self.r_orig.q.val();
         self.m_desc_data.next = self.ack.word.val();
         self.m_desc_qp.next = self.req.dqp.val().get_bits::<A>(0);
-        self.m_desc_valid.next = self.st.q.val() == 11;
+        self.m_desc_valid.next = (self.st.q.val() == 11) | (self.st.q.val() == 18);
+        self.fifo.wr_en.next = false;
+        self.fifo.wr_data.next = self.rd_word.val();
+        self.fifo.wr_keep.next = self.k_all8.val();
+        self.fifo.wr_last.next = self.rd_wlast.val();
+        self.fifo.wr_user.next = self.rd_err.q.val() | self.m_dma_rd_data_err.val();
+        self.fifo.commit.next = false;
+        self.fifo.rewind.next = false;
+        self.m_axis_tdata.next = self.fifo.m_axis_tdata.val();
+        self.m_axis_tkeep.next = self.fifo.m_axis_tkeep.val();
+        self.m_axis_tlast.next = self.fifo.m_axis_tlast.val();
+        self.m_axis_tuser.next = self.fifo.m_axis_tuser.val();
+        self.m_axis_tvalid.next = self.fifo.m_axis_tvalid.val();
+        self.fifo.m_axis_tready.next = self.m_axis_tready.val();
+        self.rsv_add.next = self.k_zero12.val();
+        self.rsv_sub.next = self.k_zero12.val();
+        if self.fifo.m_axis_tvalid.val() & self.m_axis_tready.val() {
+            self.rsv_sub.next = self.k_one12.val();
+        }
+        if self.rd_wlast.val() {
+            self.fifo.wr_keep.next = self.rd_lkeep.q.val();
+        }
 
         self.st.d.next = self.st.q.val();
         self.hdr.d.next = self.hdr.q.val();
@@ -419,6 +924,7 @@ impl<const A: usize> Logic for Responder<A> {
         self.st_row.d.next = self.st_row.q.val();
         self.verdict.d.next = self.verdict.q.val();
         self.addr.d.next = self.addr.q.val();
+        self.mr_ok.d.next = self.mr_ok.q.val();
         self.n_epsn.d.next = self.n_epsn.q.val();
         self.n_msn.d.next = self.n_msn.q.val();
         self.n_nak.d.next = self.n_nak.q.val();
@@ -427,16 +933,47 @@ impl<const A: usize> Logic for Responder<A> {
         self.n_resid.d.next = self.n_resid.q.val();
         self.n_wlen.d.next = self.n_wlen.q.val();
         self.n_err.d.next = self.n_err.q.val();
+        self.n_rvalid.d.next = self.n_rvalid.q.val();
+        self.n_rhead.d.next = self.n_rhead.q.val();
         self.n_write.d.next = self.n_write.q.val();
         self.r_send.d.next = self.r_send.q.val();
+        self.r_read.d.next = self.r_read.q.val();
+        self.r_op.d.next = self.r_op.q.val();
         self.r_syn.d.next = self.r_syn.q.val();
         self.r_psn.d.next = self.r_psn.q.val();
         self.r_msn.d.next = self.r_msn.q.val();
+        self.r_orig.d.next = self.r_orig.q.val();
         self.dma_addr.d.next = self.dma_addr.q.val();
+        self.slot.d.next = self.slot.q.val();
+        self.e_kind.d.next = self.e_kind.q.val();
+        self.e_first.d.next = self.e_first.q.val();
+        self.e_last.d.next = self.e_last.q.val();
+        self.e_va.d.next = self.e_va.q.val();
+        self.e_len.d.next = self.e_len.q.val();
+        self.e_rkey.d.next = self.e_rkey.q.val();
+        self.at_new.d.next = self.at_new.q.val();
+        self.rd_addr.d.next = self.rd_addr.q.val();
+        self.rd_left.d.next = self.rd_left.q.val();
+        self.rd_psn.d.next = self.rd_psn.q.val();
+        self.rd_first.d.next = self.rd_first.q.val();
+        self.rd_mid.d.next = self.rd_mid.q.val();
+        self.rd_seg.d.next = self.rd_seg.q.val();
+        self.rd_op.d.next = self.rd_op.q.val();
+        self.rd_last.d.next = self.rd_last.q.val();
+        self.rd_aeth.d.next = self.rd_aeth.q.val();
+        self.rd_outs_m1.d.next = self.rd_outs_m1.q.val();
+        self.rd_lkeep.d.next = self.rd_lkeep.q.val();
+        self.rd_off.d.next = self.rd_off.q.val();
+        self.rd_ocnt.d.next = self.rd_ocnt.q.val();
+        self.rd_prev.d.next = self.rd_prev.q.val();
+        self.rd_have.d.next = self.rd_have.q.val();
+        self.rd_err.d.next = self.rd_err.q.val();
         self.cnt_exec.d.next = self.cnt_exec.q.val();
         self.cnt_drop.d.next = self.cnt_drop.q.val();
         self.cnt_unsup.d.next = self.cnt_unsup.q.val();
         self.cnt_dmae.d.next = self.cnt_dmae.q.val();
+        self.cnt_rep.d.next = self.cnt_rep.q.val();
+        self.cnt_dupd.d.next = self.cnt_dupd.q.val();
 
         // ---- IDLE: a state row to reset, else the next request.
         if self.st.q.val() == 0 {
@@ -450,6 +987,8 @@ impl<const A: usize> Logic for Responder<A> {
                 self.st_out.resid.next = self.k_zero32.val();
                 self.st_out.wlen.next = self.k_zero32.val();
                 self.st_out.err.next = 0.into();
+                self.st_out.rvalid.next = 0.into();
+                self.st_out.rhead.next = 0.into();
                 self.mem.write_enable.next = true;
             } else {
                 self.s_hdr_ready.next = true;
@@ -461,11 +1000,12 @@ impl<const A: usize> Logic for Responder<A> {
         }
         // ---- LOOK: the QP and region rows (answered next cycle); the state row's read.
         if self.st.q.val() == 1 {
+            self.r_send.d.next = false;
+            self.r_read.d.next = false;
+            self.n_write.d.next = false;
             if self.qp_hi.val() {
                 self.cnt_drop.d.next = self.cnt_drop.q.val() + self.k_one32.val();
                 self.st.d.next = 8.into();
-                self.r_send.d.next = false;
-                self.n_write.d.next = false;
             } else {
                 self.qp_look_valid.next = self.mr_look_ready.val();
                 self.mr_look_valid.next = self.qp_look_ready.val();
@@ -482,8 +1022,6 @@ impl<const A: usize> Logic for Responder<A> {
         }
         // ---- PRE: the QP-level checks; then the responder's.
         if self.st.q.val() == 3 {
-            self.r_send.d.next = false;
-            self.n_write.d.next = false;
             if self.qp_ok.val() {
                 if self.chk.s_ready.val() {
                     self.st.d.next = 4.into();
@@ -496,6 +1034,7 @@ impl<const A: usize> Logic for Responder<A> {
         if (self.st.q.val() == 4) & self.chk.m_valid.val() {
             self.verdict.d.next = self.chk.m_verdict.val();
             self.addr.d.next = self.chk.m_addr.val();
+            self.mr_ok.d.next = self.chk.m_mr_ok.val();
             self.st.d.next = 5.into();
         }
         // ---- ACT: the next state row and the response, by verdict.
@@ -508,15 +1047,35 @@ impl<const A: usize> Logic for Responder<A> {
             self.n_resid.d.next = self.stf.resid.val();
             self.n_wlen.d.next = self.stf.wlen.val();
             self.n_err.d.next = 0.into();
+            self.n_rvalid.d.next = self.stf.rvalid.val();
+            self.n_rhead.d.next = self.stf.rhead.val();
             self.n_write.d.next = true;
             self.r_send.d.next = true;
+            self.r_op.d.next = self.k_ack_op.val();
             self.r_psn.d.next = self.req.psn.val();
             self.r_msn.d.next = self.stf.msn.val();
             self.r_syn.d.next = self.k_syn_ack.val();
+            self.r_orig.d.next = self.k_zero64.val();
             self.dma_addr.d.next = self.stf.addr.val();
-            if self.first.val() | self.only.val() {
+            if self.first.val() | self.only.val() | self.atomic.val() {
                 self.dma_addr.d.next = self.addr.q.val();
             }
+            // The READ run (execution or replay) starts at the request.
+            self.rd_addr.d.next = self.addr.q.val();
+            self.rd_left.d.next = self.dlen.val();
+            self.rd_psn.d.next = self.req.psn.val();
+            self.rd_first.d.next = true;
+            self.rd_mid.d.next = false;
+            self.slot.d.next = self.stf.rhead.val();
+            self.e_kind.d.next = 0.into();
+            if self.atomic.val() {
+                self.e_kind.d.next = 1.into();
+            }
+            self.e_first.d.next = self.req.psn.val();
+            self.e_last.d.next = self.req.psn.val();
+            self.e_va.d.next = self.req.va.val();
+            self.e_len.d.next = self.dlen.val();
+            self.e_rkey.d.next = self.req.key.val();
             self.st.d.next = 8.into();
             if !self.req.len.val().any() {
                 self.st.d.next = 10.into();
@@ -529,9 +1088,8 @@ impl<const A: usize> Logic for Responder<A> {
                     if self.first.val() {
                         self.n_open.d.next = 2.into();
                         self.n_addr.d.next = self.addr.q.val() + self.len64.val();
-                        self.n_resid.d.next =
-                            self.req.mid.val().get_bits::<32>(0) - self.len32.val();
-                        self.n_wlen.d.next = self.req.mid.val().get_bits::<32>(0);
+                        self.n_resid.d.next = self.dlen.val() - self.len32.val();
+                        self.n_wlen.d.next = self.dlen.val();
                     }
                     if self.mid.val() {
                         self.n_addr.d.next = self.stf.addr.val() + self.len64.val();
@@ -545,6 +1103,27 @@ impl<const A: usize> Logic for Responder<A> {
                     self.r_send.d.next = self.req.ack.val().any();
                     if self.req.len.val().any() {
                         self.st.d.next = 6.into();
+                    }
+                } else if self.read.val() | self.atomic.val() {
+                    // Kept in the slot at RES_HEAD (RES_WR), then the responses (READ) or the
+                    // read-modify-write and its acknowledge (atomic).
+                    self.cnt_exec.d.next = self.cnt_exec.q.val() + self.k_one32.val();
+                    self.n_nak.d.next = 0.into();
+                    self.n_msn.d.next = self.msn_next.val();
+                    self.r_msn.d.next = self.msn_next.val();
+                    self.n_rvalid.d.next =
+                        (self.stf.rvalid.val() & self.keep_mask.val()) | self.head_bit.val();
+                    self.n_rhead.d.next = self.stf.rhead.val() + self.k_one2.val();
+                    if self.read.val() {
+                        self.n_epsn.d.next = self.rd_endpsn.val();
+                        self.e_last.d.next = self.rd_lastpsn.val();
+                        self.r_send.d.next = false;
+                        self.r_read.d.next = true;
+                        self.st.d.next = 24.into();
+                    } else {
+                        self.n_epsn.d.next = self.psn_next.val();
+                        self.r_op.d.next = self.k_atomic_ack_op.val();
+                        self.st.d.next = 19.into();
                     }
                 } else {
                     self.cnt_unsup.d.next = self.cnt_unsup.q.val() + self.k_one32.val();
@@ -562,11 +1141,16 @@ impl<const A: usize> Logic for Responder<A> {
                 self.r_send.d.next = false;
             }
             if self.verdict.q.val() == 3 {
-                // A duplicate SEND or WRITE is ACKed with ePSN - 1; READ and atomic replays
-                // come with the READ path.
+                // A duplicate SEND or WRITE is ACKed with ePSN - 1; a READ or atomic is looked
+                // for among the kept ones.
                 self.n_write.d.next = false;
                 self.r_send.d.next = self.sendwrite.val();
                 self.r_psn.d.next = self.psn_prev.val();
+                if self.read.val() | self.atomic.val() {
+                    self.r_send.d.next = false;
+                    self.slot.d.next = 0.into();
+                    self.st.d.next = 12.into();
+                }
             }
             if self.verdict.q.val() == 4 {
                 self.n_nak.d.next = 0.into();
@@ -629,21 +1213,233 @@ impl<const A: usize> Logic for Responder<A> {
             if self.r_send.q.val() {
                 self.st.d.next = 11.into();
             }
+            if self.r_read.q.val() {
+                self.st.d.next = 14.into();
+            }
         }
         if (self.st.q.val() == 11) & self.m_desc_ready.val() {
             self.st.d.next = 0.into();
         }
+        // ---- A duplicate READ or atomic: the kept slots, one per two clocks.
+        if self.st.q.val() == 12 {
+            self.st.d.next = 13.into();
+        }
+        if self.st.q.val() == 13 {
+            if !self.s_match.val() {
+                self.slot.d.next = self.slot.q.val() + self.k_one2.val();
+                self.st.d.next = 12.into();
+                if self.slot.q.val() == 3 {
+                    self.cnt_dupd.d.next = self.cnt_dupd.q.val() + self.k_one32.val();
+                    self.st.d.next = 8.into();
+                }
+            } else {
+                self.st.d.next = 8.into();
+                if self.atomic.val() {
+                    self.cnt_rep.d.next = self.cnt_rep.q.val() + self.k_one32.val();
+                    self.r_send.d.next = true;
+                    self.r_op.d.next = self.k_atomic_ack_op.val();
+                    self.r_psn.d.next = self.req.psn.val();
+                    self.r_orig.d.next = self.rsf.va.val();
+                } else if self.in_range.val() {
+                    // Answered again from its PSN; the slot's VA moves to the replay's.
+                    self.cnt_rep.d.next = self.cnt_rep.q.val() + self.k_one32.val();
+                    self.r_read.d.next = true;
+                    self.rd_mid.d.next = self.req.psn.val() != self.rsf.first.val();
+                    self.res.write_enable.next = true;
+                    self.rs_out.kind.next = self.rsf.kind.val();
+                    self.rs_out.first.next = self.rsf.first.val();
+                    self.rs_out.last.next = self.rsf.last.val();
+                    self.rs_out.va.next = self.req.va.val();
+                    self.rs_out.len.next = self.rsf.len.val();
+                    self.rs_out.rkey.next = self.rsf.rkey.val();
+                } else {
+                    self.cnt_dupd.d.next = self.cnt_dupd.q.val() + self.k_one32.val();
+                }
+            }
+        }
+        // ---- RES_WR: the executed READ or atomic into its slot.
+        if self.st.q.val() == 24 {
+            self.res.write_enable.next = true;
+            self.st.d.next = 8.into();
+        }
+        // ---- An atomic: read the 8 bytes, write the new value, then the acknowledge.
+        if self.st.q.val() == 19 {
+            self.m_dma_rd_req_valid.next = true;
+            self.m_dma_rd_req_addr.next = self.dma_addr.q.val();
+            self.m_dma_rd_req_len.next = self.k_eight16.val();
+            if self.m_dma_rd_req_ready.val() {
+                self.st.d.next = 20.into();
+            }
+        }
+        if self.st.q.val() == 20 {
+            self.m_dma_rd_data_ready.next = true;
+            if self.m_dma_rd_data_valid.val() {
+                if self.m_dma_rd_data_err.val() {
+                    self.cnt_dmae.d.next = self.cnt_dmae.q.val() + self.k_one32.val();
+                }
+                // CompareSwap 0x13: the swap value when the original equals the compare;
+                // FetchAdd 0x14: the sum.
+                self.r_orig.d.next = self.m_dma_rd_data.val();
+                self.e_va.d.next = self.m_dma_rd_data.val();
+                self.at_new.d.next = self.m_dma_rd_data.val() + self.req.mid.val();
+                if self.req.op.val() == 19 {
+                    self.at_new.d.next = self.m_dma_rd_data.val();
+                    if self.m_dma_rd_data.val() == self.req.cmp.val() {
+                        self.at_new.d.next = self.req.mid.val();
+                    }
+                }
+                self.st.d.next = 21.into();
+            }
+        }
+        if self.st.q.val() == 21 {
+            self.m_dma_wr_req_valid.next = true;
+            self.m_dma_wr_req_len.next = self.k_eight16.val();
+            if self.m_dma_wr_req_ready.val() {
+                self.st.d.next = 22.into();
+            }
+        }
+        if self.st.q.val() == 22 {
+            self.m_dma_wr_data_valid.next = true;
+            self.m_dma_wr_data.next = self.at_new.q.val();
+            self.m_dma_wr_data_keep.next = self.k_all8.val();
+            self.m_dma_wr_data_last.next = true;
+            if self.m_dma_wr_data_ready.val() {
+                self.st.d.next = 23.into();
+            }
+        }
+        if (self.st.q.val() == 23) & self.m_dma_wr_done_valid.val() {
+            if self.m_dma_wr_done_err.val() {
+                self.cnt_dmae.d.next = self.cnt_dmae.q.val() + self.k_one32.val();
+            }
+            self.st.d.next = 24.into();
+        }
+        // ---- READ responses: a segment at a time.
+        if self.st.q.val() == 14 {
+            // FIRST 0x0D, MIDDLE 0x0E, LAST 0x0F, ONLY 0x10; a replay from inside the
+            // original starts with MIDDLE or LAST.
+            self.rd_seg.d.next = self.seg.val();
+            self.rd_last.d.next = !self.seg_gt.val();
+            self.rd_off.d.next = self.rd_addr.q.val().get_bits::<3>(0);
+            self.rd_outs_m1.d.next = self.seg_words_m1.val().get_bits::<10>(0);
+            self.rd_lkeep.d.next = self.k_all8.val();
+            if self.seg.val().get_bits::<3>(0) == 1 {
+                self.rd_lkeep.d.next = 1.into();
+            }
+            if self.seg.val().get_bits::<3>(0) == 2 {
+                self.rd_lkeep.d.next = 3.into();
+            }
+            if self.seg.val().get_bits::<3>(0) == 3 {
+                self.rd_lkeep.d.next = 7.into();
+            }
+            if self.seg.val().get_bits::<3>(0) == 4 {
+                self.rd_lkeep.d.next = 15.into();
+            }
+            if self.seg.val().get_bits::<3>(0) == 5 {
+                self.rd_lkeep.d.next = 31.into();
+            }
+            if self.seg.val().get_bits::<3>(0) == 6 {
+                self.rd_lkeep.d.next = 63.into();
+            }
+            if self.seg.val().get_bits::<3>(0) == 7 {
+                self.rd_lkeep.d.next = 127.into();
+            }
+            self.rd_ocnt.d.next = 0.into();
+            self.rd_have.d.next = false;
+            self.rd_err.d.next = false;
+            self.rd_aeth.d.next = true;
+            self.rd_op.d.next = 14.into();
+            if self.seg_gt.val() {
+                self.rd_aeth.d.next = false;
+                if self.rd_first.q.val() & !self.rd_mid.q.val() {
+                    self.rd_op.d.next = 13.into();
+                    self.rd_aeth.d.next = true;
+                }
+            } else {
+                self.rd_op.d.next = 15.into();
+                if self.rd_first.q.val() & !self.rd_mid.q.val() {
+                    self.rd_op.d.next = 16.into();
+                }
+            }
+            self.st.d.next = 15.into();
+            if !self.seg.val().any() {
+                self.st.d.next = 18.into();
+            }
+        }
+        // The read, once the FIFO has room for the segment's words.
+        if (self.st.q.val() == 15) & (self.fits.val() <= self.k_reserve.val()) {
+            self.m_dma_rd_req_valid.next = true;
+            if self.m_dma_rd_req_ready.val() {
+                self.rsv_add.next =
+                    bit_cast::<12, 10>(self.rd_outs_m1.q.val()) + self.k_one12.val();
+                self.st.d.next = 16.into();
+            }
+        }
+        // The data, realigned into the FIFO; the segment committed with its last word.
+        if self.st.q.val() == 16 {
+            self.m_dma_rd_data_ready.next = true;
+            if self.m_dma_rd_data_valid.val() {
+                self.rd_prev.d.next = self.m_dma_rd_data.val();
+                self.rd_have.d.next = true;
+                if self.m_dma_rd_data_err.val() {
+                    self.rd_err.d.next = true;
+                }
+                if !self.rd_off.q.val().any() | self.rd_have.q.val() {
+                    self.fifo.wr_en.next = true;
+                    self.fifo.commit.next = self.rd_wlast.val();
+                    self.rd_ocnt.d.next = self.rd_ocnt.q.val() + self.k_one10.val();
+                }
+                if self.m_dma_rd_data_last.val() {
+                    self.st.d.next = 17.into();
+                    if (!self.rd_off.q.val().any() | self.rd_have.q.val()) & self.rd_wlast.val() {
+                        self.st.d.next = 18.into();
+                    }
+                }
+            }
+        }
+        if self.st.q.val() == 17 {
+            self.fifo.wr_en.next = true;
+            self.fifo.wr_user.next = self.rd_err.q.val();
+            self.fifo.commit.next = true;
+            self.st.d.next = 18.into();
+        }
+        if (self.st.q.val() == 18) & self.m_desc_ready.val() {
+            self.rd_addr.d.next = self.rd_addr.q.val() + bit_cast::<64, 16>(self.rd_seg.q.val());
+            self.rd_left.d.next = self.rd_left.q.val() - bit_cast::<32, 16>(self.rd_seg.q.val());
+            self.rd_psn.d.next = self.rd_psn.q.val() + self.k_one24.val();
+            self.rd_first.d.next = false;
+            self.st.d.next = 14.into();
+            if self.rd_last.q.val() {
+                self.st.d.next = 0.into();
+            }
+        }
+        if self.st.q.val() == 18 {
+            self.ack.op.next = self.rd_op.q.val();
+            self.ack.psn.next = self.rd_psn.q.val();
+            self.ack.len.next = self.rd_seg.q.val();
+            self.ack.va.next = self.k_zero64.val();
+            self.ack.key.next = bit_cast::<32, 8>(self.k_syn_ack.val()) << 24
+                | bit_cast::<32, 24>(self.r_msn.q.val());
+            if !self.rd_aeth.q.val() {
+                self.ack.key.next = self.k_zero32.val();
+            }
+        }
+        self.rsv.d.next = self.rsv.q.val() + self.rsv_add.val() - self.rsv_sub.val();
 
         self.cnt_executed.next = self.cnt_exec.q.val();
         self.cnt_dropped.next = self.cnt_drop.q.val();
         self.cnt_unsupported.next = self.cnt_unsup.q.val();
         self.cnt_dma_err.next = self.cnt_dmae.q.val();
+        self.cnt_replayed.next = self.cnt_rep.q.val();
+        self.cnt_dup_dropped.next = self.cnt_dupd.q.val();
         if self.reset.val() {
             self.st.d.next = 0.into();
+            self.rsv.d.next = self.k_zero12.val();
             self.cnt_exec.d.next = self.k_zero32.val();
             self.cnt_drop.d.next = self.k_zero32.val();
             self.cnt_unsup.d.next = self.k_zero32.val();
             self.cnt_dmae.d.next = self.k_zero32.val();
+            self.cnt_rep.d.next = self.k_zero32.val();
+            self.cnt_dupd.d.next = self.k_zero32.val();
         }
     }
 }

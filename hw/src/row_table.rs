@@ -11,7 +11,7 @@
 //!
 //! Block RAM keeps its contents through resets: the driver writes every row it uses.
 
-use rnic_regmap::desc::{Format, MR_ENTRY, QP_ATTR, RESP_STATE, packed_bits};
+use rnic_regmap::desc::{Format, MR_ENTRY, QP_ATTR, RESP_RESOURCE, RESP_STATE, packed_bits};
 use rust_hdl::prelude::*;
 
 /// Bits of a memory region table row (`desc::MR_ENTRY`).
@@ -20,6 +20,8 @@ pub const MR_BITS: usize = packed_bits(MR_ENTRY.fields);
 pub const QP_BITS: usize = packed_bits(QP_ATTR.fields);
 /// Bits of a responder state row (`desc::RESP_STATE`).
 pub const RS_BITS: usize = packed_bits(RESP_STATE.fields);
+/// Bits of a responder resource slot (`desc::RESP_RESOURCE`).
+pub const RR_BITS: usize = packed_bits(RESP_RESOURCE.fields);
 
 /// `(offset, width)` of field `name` in a packed row of format `fmt`.
 pub fn row_offset_of(fmt: &Format, name: &str) -> Option<(usize, usize)> {
@@ -44,6 +46,11 @@ pub fn qp_offset_of(name: &str) -> Option<(usize, usize)> {
 /// A field of a responder state row.
 pub fn rs_offset_of(name: &str) -> Option<(usize, usize)> {
     row_offset_of(&RESP_STATE, name)
+}
+
+/// `(offset, width)` of field `name` in a responder resource slot.
+pub fn rr_offset_of(name: &str) -> Option<(usize, usize)> {
+    row_offset_of(&RESP_RESOURCE, name)
 }
 
 #[derive(LogicBlock)]

@@ -132,10 +132,10 @@ pub const TOPS: &[Top] = &[
         name: "resp_check",
         verilog: || verilog_of(crate::resp_check::RespCheck::<6>::default()),
     },
-    // The responder's WRITE path with 64 QP and region rows.
+    // The responder with 64 QP and region rows.
     Top {
         name: "responder",
-        verilog: || verilog_of(crate::responder::Responder::<6>::default()),
+        verilog: || verilog_of(crate::responder::Responder::<6, 8>::default()),
     },
     // The host interface: CSR port and register file in front of the receive parser.
     Top {

@@ -394,7 +394,7 @@ pub const QP_ATTR: Format = Format {
     doc: "a row of the QP attribute table (206 bits, packed from bit 0): the driver's part of a QP's context, written through the qp_attributes block",
 };
 
-const RESP_FIELDS: [DescField; 8] = packed([
+const RESP_FIELDS: [DescField; 10] = packed([
     ("EPSN", 24, "the PSN expected next"),
     ("MSN", 24, "messages completed, carried in every ACK's AETH"),
     (
@@ -423,6 +423,16 @@ const RESP_FIELDS: [DescField; 8] = packed([
         1,
         "the responder met a fatal error: the QP is in ERR and requests are dropped",
     ),
+    (
+        "RES_VALID",
+        4,
+        "which of the QP's four resp_resource slots hold a READ or atomic a duplicate may replay",
+    ),
+    (
+        "RES_HEAD",
+        2,
+        "the resp_resource slot the next READ or atomic takes",
+    ),
 ]);
 
 /// A row of the responder state table.
@@ -431,7 +441,37 @@ pub const RESP_STATE: Format = Format {
     size: 32,
     fields: &RESP_FIELDS,
     sge: None,
-    doc: "a row of the responder state table (180 bits, packed from bit 0): the receive engine's part of a QP's context, written by the responder",
+    doc: "a row of the responder state table (186 bits, packed from bit 0): the receive engine's part of a QP's context, written by the responder",
+};
+
+const RESOURCE_FIELDS: [DescField; 6] = packed([
+    ("KIND", 1, "0 a READ, 1 an atomic"),
+    (
+        "FIRST_PSN",
+        24,
+        "the request's PSN (a READ: its first response's)",
+    ),
+    (
+        "LAST_PSN",
+        24,
+        "a READ: its last response's PSN; an atomic: its PSN",
+    ),
+    (
+        "VA",
+        64,
+        "a READ: the VA its responses start at (a replay moves it); an atomic: the original value",
+    ),
+    ("LEN", 32, "a READ: its DMA length"),
+    ("RKEY", 32, "a READ: its R_Key"),
+]);
+
+/// A READ or atomic the responder executed, kept for duplicates.
+pub const RESP_RESOURCE: Format = Format {
+    name: "resp_resource",
+    size: 32,
+    fields: &RESOURCE_FIELDS,
+    sge: None,
+    doc: "a slot of the responder's resource table (177 bits, packed from bit 0): four per QP, the newest min(MAX_DEST_RD_ATOMIC, 4) READs and atomics executed, so that a duplicate READ is answered again from host memory and a duplicate atomic with its saved original value",
 };
 
 pub const FORMATS: &[Format] = &[
@@ -446,6 +486,7 @@ pub const FORMATS: &[Format] = &[
     MR_ENTRY,
     QP_ATTR,
     RESP_STATE,
+    RESP_RESOURCE,
 ];
 
 impl Format {

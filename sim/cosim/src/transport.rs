@@ -604,10 +604,10 @@ hdl_ports!(rnic_hw::row_table::RowTable<{ rnic_hw::address_vector::AV_BITS }, 4>
 
 hdl_ports!(rnic_hw::resp_check::RespCheck<6> {
     inputs: [reset, s_valid, s_hdr, s_qp, s_mr, s_state, s_wqe_ready, m_ready],
-    outputs: [s_ready, m_valid, m_verdict, m_addr],
+    outputs: [s_ready, m_valid, m_verdict, m_addr, m_mr_ok],
 });
 
-hdl_ports!(rnic_hw::responder::Responder<6> {
+hdl_ports!(rnic_hw::responder::Responder<6, 8> {
     inputs: [
         reset,
         s_hdr_data,
@@ -623,11 +623,17 @@ hdl_ports!(rnic_hw::responder::Responder<6> {
         qp_got_data,
         mr_look_ready,
         mr_got_data,
+        m_dma_rd_req_ready,
+        m_dma_rd_data_valid,
+        m_dma_rd_data,
+        m_dma_rd_data_last,
+        m_dma_rd_data_err,
         m_dma_wr_req_ready,
         m_dma_wr_data_ready,
         m_dma_wr_done_valid,
         m_dma_wr_done_err,
         m_desc_ready,
+        m_axis_tready,
     ],
     outputs: [
         s_hdr_ready,
@@ -637,6 +643,10 @@ hdl_ports!(rnic_hw::responder::Responder<6> {
         qp_look_row,
         mr_look_valid,
         mr_look_row,
+        m_dma_rd_req_valid,
+        m_dma_rd_req_addr,
+        m_dma_rd_req_len,
+        m_dma_rd_data_ready,
         m_dma_wr_req_valid,
         m_dma_wr_req_addr,
         m_dma_wr_req_len,
@@ -647,9 +657,16 @@ hdl_ports!(rnic_hw::responder::Responder<6> {
         m_desc_valid,
         m_desc_data,
         m_desc_qp,
+        m_axis_tdata,
+        m_axis_tkeep,
+        m_axis_tlast,
+        m_axis_tuser,
+        m_axis_tvalid,
         cnt_executed,
         cnt_dropped,
         cnt_unsupported,
         cnt_dma_err,
+        cnt_replayed,
+        cnt_dup_dropped,
     ],
 });
