@@ -149,9 +149,9 @@ field_join!(
 );
 
 // Engine states (literals in the code, rule 5): 0 IDLE, 1 LOOK, 2 GOT, 3 PRE, 4 CHK, 5 ACT,
-// 6 DMA_REQ, 7 DMA_DATA, 8 DRAIN, 9 DMA_DONE, 10 COMMIT, 11 RESP, 12 RES_ADDR, 13 RES_TEST,
+// 6 DMA_REQ, 7 DMA_DATA, 8 DRAIN, 9 DMA_DONE, 10 COMMIT, 11 RESP, 12 RES_ADDR, 13 RES_WAIT,
 // 14 RD_SEG, 15 RD_REQ, 16 RD_DATA, 17 RD_FLUSH, 18 RD_DESC, 19 AT_RD, 20 AT_DATA, 21 AT_WR,
-// 22 AT_WDATA, 23 AT_DONE, 24 RES_WR.
+// 22 AT_WDATA, 23 AT_DONE, 24 RES_WR, 25 RES_REG, 26 RES_TEST.
 
 #[derive(LogicBlock)]
 pub struct Responder<const A: usize, const R: usize> {
@@ -275,6 +275,11 @@ pub struct Responder<const A: usize, const R: usize> {
     e_va: DFF<Bits<64>>,
     e_len: DFF<Bits<32>>,
     e_rkey: DFF<Bits<32>>,
+    /// The resource slot read (the block RAM's output, registered) and its tests, a clock
+    /// later.
+    res_q: DFF<Bits<RR_BITS>>,
+    t_match: DFF<Bit>,
+    t_in: DFF<Bit>,
     /// An atomic's new value.
     at_new: DFF<Bits<64>>,
     /// READ responses: the next segment's device address, bytes left, PSN; the first response
@@ -494,6 +499,9 @@ impl<const A: usize, const R: usize> Default for Responder<A, R> {
             e_va: Default::default(),
             e_len: Default::default(),
             e_rkey: Default::default(),
+            res_q: Default::default(),
+            t_match: Default::default(),
+            t_in: Default::default(),
             at_new: Default::default(),
             rd_addr: Default::default(),
             rd_left: Default::default(),
@@ -607,9 +615,10 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
             self, clock, st, hdr, qp_row, mr_row, st_row, verdict, addr, mr_ok, n_epsn, n_msn,
             n_nak, n_open, n_addr, n_resid, n_wlen, n_err, n_rvalid, n_rhead, n_write, r_send,
             r_read, r_op, r_syn, r_psn, r_msn, r_orig, dma_addr, slot, e_kind, e_first, e_last,
-            e_va, e_len, e_rkey, at_new, rd_addr, rd_left, rd_psn, rd_first, rd_mid, rd_seg, rd_op,
-            rd_last, rd_aeth, rd_outs_m1, rd_lkeep, rd_off, rd_ocnt, rd_prev, rd_have, rd_err, rsv,
-            cnt_exec, cnt_drop, cnt_unsup, cnt_dmae, cnt_rep, cnt_dupd
+            e_va, e_len, e_rkey, res_q, t_match, t_in, at_new, rd_addr, rd_left, rd_psn, rd_first,
+            rd_mid, rd_seg, rd_op, rd_last, rd_aeth, rd_outs_m1, rd_lkeep, rd_off, rd_ocnt,
+            rd_prev, rd_have, rd_err, rsv, cnt_exec, cnt_drop, cnt_unsup, cnt_dmae, cnt_rep,
+            cnt_dupd
         );
         clock!(self, clock, chk, fifo);
         self.chk.reset.next = self.reset.val();
@@ -623,7 +632,8 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
         self.req.word.next = self.hdr.q.val();
         self.qpf.word.next = self.qp_row.q.val();
         self.stf.word.next = self.st_row.q.val();
-        self.rsf.word.next = self.res.read_data.val();
+        self.res_q.d.next = self.res.read_data.val();
+        self.rsf.word.next = self.res_q.q.val();
 
         // Opcode decode (SEND 0x00-0x05, 0x16, 0x17; WRITE 0x06-0x0B; READ 0x0C; atomics 0x13,
         // 0x14).
@@ -1220,12 +1230,21 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
         if (self.st.q.val() == 11) & self.m_desc_ready.val() {
             self.st.d.next = 0.into();
         }
-        // ---- A duplicate READ or atomic: the kept slots, one per two clocks.
+        // ---- A duplicate READ or atomic: the kept slots, one per four clocks (the address,
+        // the block RAM's output, its register, the tests' registers).
+        self.t_match.d.next = self.s_match.val();
+        self.t_in.d.next = self.in_range.val();
         if self.st.q.val() == 12 {
             self.st.d.next = 13.into();
         }
         if self.st.q.val() == 13 {
-            if !self.s_match.val() {
+            self.st.d.next = 25.into();
+        }
+        if self.st.q.val() == 25 {
+            self.st.d.next = 26.into();
+        }
+        if self.st.q.val() == 26 {
+            if !self.t_match.q.val() {
                 self.slot.d.next = self.slot.q.val() + self.k_one2.val();
                 self.st.d.next = 12.into();
                 if self.slot.q.val() == 3 {
@@ -1240,7 +1259,7 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
                     self.r_op.d.next = self.k_atomic_ack_op.val();
                     self.r_psn.d.next = self.req.psn.val();
                     self.r_orig.d.next = self.rsf.va.val();
-                } else if self.in_range.val() {
+                } else if self.t_in.q.val() {
                     // Answered again from its PSN; the slot's VA moves to the replay's.
                     self.cnt_rep.d.next = self.cnt_rep.q.val() + self.k_one32.val();
                     self.r_read.d.next = true;
