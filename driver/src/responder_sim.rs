@@ -114,11 +114,6 @@ impl<D: PortDut> ResponderSim<D> {
         self.memory.push((base, vec![0; len]));
     }
 
-    /// Fills host memory at `addr` (mapped) with `bytes`.
-    pub fn fill(&mut self, addr: u64, bytes: &[u8]) -> bool {
-        self.write(addr, bytes)
-    }
-
     /// Host memory at `addr`, if mapped.
     pub fn read(&self, addr: u64, len: usize) -> Option<&[u8]> {
         self.memory.iter().find_map(|(b, m)| {
@@ -127,7 +122,8 @@ impl<D: PortDut> ResponderSim<D> {
         })
     }
 
-    fn write(&mut self, addr: u64, bytes: &[u8]) -> bool {
+    /// Writes `bytes` into host memory at `addr`; false when that is not mapped.
+    pub fn fill(&mut self, addr: u64, bytes: &[u8]) -> bool {
         for (b, m) in &mut self.memory {
             if let Some(at) = addr.checked_sub(*b) {
                 let at = at as usize;
@@ -365,7 +361,7 @@ impl<D: PortDut> ResponderSim<D> {
                 bad |= keep >> n != 0 || (bytes.len() % 8 != 0 && n > 0);
                 bytes.extend_from_slice(&data[..n]);
                 if last {
-                    let ok = !bad && bytes.len() == len && self.write(addr, &bytes);
+                    let ok = !bad && bytes.len() == len && self.fill(addr, &bytes);
                     if !ok {
                         return Err(format!(
                             "cycle {cycle}: a refused DMA write of {} bytes ({len} announced) at {addr:#x}",

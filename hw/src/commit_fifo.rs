@@ -16,6 +16,8 @@ use rust_hdl::prelude::*;
 pub const ADDR_BITS: usize = 11;
 /// Words kept free.
 pub const SLACK: u64 = 8;
+/// Words a writer that reserves room before it reads may reserve: the FIFO less its slack.
+pub const RESERVE_WORDS: u64 = (1 << ADDR_BITS) - SLACK;
 
 /// Width of a stored word.
 const WORD: usize = 74;

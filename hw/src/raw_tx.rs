@@ -10,10 +10,7 @@
 
 use rust_hdl::prelude::*;
 
-use crate::commit_fifo::CommitFifo;
-
-/// FIFO words the engine lets itself reserve (the FIFO's 2048 less its slack).
-pub const RESERVE_WORDS: u64 = 2040;
+use crate::commit_fifo::{CommitFifo, RESERVE_WORDS};
 /// Frame lengths a descriptor may give.
 pub const MIN_LEN: u64 = 14;
 pub const MAX_LEN: u64 = 9216;

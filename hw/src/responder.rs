@@ -39,16 +39,13 @@
 
 use rust_hdl::prelude::*;
 
-use crate::commit_fifo::CommitFifo;
+use crate::commit_fifo::{CommitFifo, RESERVE_WORDS};
 use crate::resp_check::RespCheck;
 use crate::row_table::{
     MR_BITS, QP_BITS, RR_BITS, RS_BITS, qp_offset_of, rr_offset_of, rs_offset_of,
 };
 use crate::transport_header::{TH_BITS, th_offset_of};
 use crate::{field_join, field_split};
-
-/// Frame FIFO words the READ path lets itself reserve (the FIFO's 2048 less its slack).
-pub const RESERVE_WORDS: u64 = 2040;
 
 field_split!(
     /// The request header fields the engine reads.
@@ -380,7 +377,6 @@ pub struct Responder<const A: usize, const R: usize> {
     k_mtu2048: Constant<Bits<32>>,
     k_mtu4096: Constant<Bits<32>>,
     k_qp_hi: Constant<Bits<24>>,
-    k_key_lo: Constant<Bits<32>>,
     k_pkey_mask: Constant<Bits<16>>,
     k_ack_op: Constant<Bits<8>>,
     k_atomic_ack_op: Constant<Bits<8>>,
@@ -595,7 +591,6 @@ impl<const A: usize, const R: usize> Default for Responder<A, R> {
             k_mtu2048: Constant::new(bits::<32>(2048)),
             k_mtu4096: Constant::new(bits::<32>(4096)),
             k_qp_hi: Constant::new(bits::<24>((0xFF_FFFFu64 << A) & 0xFF_FFFF)),
-            k_key_lo: Constant::new(bits::<32>(((1u64 << A) - 1) << 8)),
             k_pkey_mask: Constant::new(bits::<16>(0x7FFF)),
             k_ack_op: Constant::new(bits::<8>(0x11)),
             k_atomic_ack_op: Constant::new(bits::<8>(0x12)),
