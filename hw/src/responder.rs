@@ -40,6 +40,7 @@
 use rust_hdl::prelude::*;
 
 use crate::commit_fifo::{CommitFifo, RESERVE_WORDS};
+use crate::payload_scatter::PayloadScatter;
 use crate::resp_check::RespCheck;
 use crate::row_table::{
     MR_BITS, QP_BITS, RR_BITS, RS_BITS, qp_offset_of, rr_offset_of, rs_offset_of,
@@ -146,7 +147,8 @@ field_join!(
 );
 
 // Engine states (literals in the code, rule 5): 0 IDLE, 1 LOOK, 2 GOT, 3 PRE, 4 CHK, 5 ACT,
-// 6 DMA_REQ, 7 DMA_DATA, 8 DRAIN, 9 DMA_DONE, 10 COMMIT, 11 RESP, 12 RES_ADDR, 13 RES_WAIT,
+// 6 WR_CMD (the payload scatter's command), 7 WR_WAIT (its writes), 8 DRAIN, (9 unused),
+// 10 COMMIT, 11 RESP, 12 RES_ADDR, 13 RES_WAIT,
 // 14 RD_SEG, 15 RD_REQ, 16 RD_DATA, 17 RD_FLUSH, 18 RD_DESC, 19 AT_RD, 20 AT_DATA, 21 AT_WR,
 // 22 AT_WDATA, 23 AT_DONE, 24 RES_WR, 25 RES_REG, 26 RES_TEST.
 
@@ -229,6 +231,7 @@ pub struct Responder<const A: usize, const R: usize> {
     mem: RAM<Bits<RS_BITS>, A>,
     res: RAM<Bits<RR_BITS>, R>,
     fifo: CommitFifo,
+    scat: PayloadScatter,
     req: ReqFields,
     qpf: QpAttrFields,
     stf: StateFields,
@@ -327,9 +330,12 @@ pub struct Responder<const A: usize, const R: usize> {
     mtu: Signal<Local, Bits<32>>,
     mtu_m1: Signal<Local, Bits<32>>,
     rd_sum: Signal<Local, Bits<32>>,
-    rd_n: Signal<Local, Bits<24>>,
-    rd_lastpsn: Signal<Local, Bits<24>>,
-    rd_endpsn: Signal<Local, Bits<24>>,
+    rd_n_c: Signal<Local, Bits<24>>,
+    /// The READ's response count and PSNs, registered: the request and the QP row are
+    /// steady from PRE on, and ACT comes at least four clocks later (the check's pipeline).
+    rd_n: DFF<Bits<24>>,
+    rd_lastpsn: DFF<Bits<24>>,
+    rd_endpsn: DFF<Bits<24>>,
     cap: Signal<Local, Bits<3>>,
     age0: Signal<Local, Bits<2>>,
     age1: Signal<Local, Bits<2>>,
@@ -454,6 +460,7 @@ impl<const A: usize, const R: usize> Default for Responder<A, R> {
             mem: RAM::new(Default::default()),
             res: RAM::new(Default::default()),
             fifo: Default::default(),
+            scat: Default::default(),
             req: Default::default(),
             qpf: Default::default(),
             stf: Default::default(),
@@ -541,6 +548,7 @@ impl<const A: usize, const R: usize> Default for Responder<A, R> {
             mtu: Default::default(),
             mtu_m1: Default::default(),
             rd_sum: Default::default(),
+            rd_n_c: Default::default(),
             rd_n: Default::default(),
             rd_lastpsn: Default::default(),
             rd_endpsn: Default::default(),
@@ -612,10 +620,11 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
             r_read, r_op, r_syn, r_psn, r_msn, r_orig, dma_addr, slot, e_kind, e_first, e_last,
             e_va, e_len, e_rkey, res_q, t_match, t_in, at_new, rd_addr, rd_left, rd_psn, rd_first,
             rd_mid, rd_seg, rd_op, rd_last, rd_aeth, rd_outs_m1, rd_lkeep, rd_off, rd_ocnt,
-            rd_prev, rd_have, rd_err, rsv, cnt_exec, cnt_drop, cnt_unsup, cnt_dmae, cnt_rep,
-            cnt_dupd
+            rd_prev, rd_have, rd_err, rd_n, rd_lastpsn, rd_endpsn, rsv, cnt_exec, cnt_drop,
+            cnt_unsup, cnt_dmae, cnt_rep, cnt_dupd
         );
-        clock!(self, clock, chk, fifo);
+        clock!(self, clock, chk, fifo, scat);
+        self.scat.reset.next = self.reset.val();
         self.chk.reset.next = self.reset.val();
         self.fifo.reset.next = self.reset.val();
         self.mem.read_clock.next = self.clock.val();
@@ -683,24 +692,25 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
         }
         self.mtu_m1.next = self.mtu.val() - self.k_one32.val();
         self.rd_sum.next = self.dlen.val() + self.mtu_m1.val();
-        self.rd_n.next = bit_cast::<24, 32>(self.rd_sum.val() >> 8);
+        self.rd_n_c.next = bit_cast::<24, 32>(self.rd_sum.val() >> 8);
         if self.qpf.mtu.val() == 2 {
-            self.rd_n.next = bit_cast::<24, 32>(self.rd_sum.val() >> 9);
+            self.rd_n_c.next = bit_cast::<24, 32>(self.rd_sum.val() >> 9);
         }
         if self.qpf.mtu.val() == 3 {
-            self.rd_n.next = bit_cast::<24, 32>(self.rd_sum.val() >> 10);
+            self.rd_n_c.next = bit_cast::<24, 32>(self.rd_sum.val() >> 10);
         }
         if self.qpf.mtu.val() == 4 {
-            self.rd_n.next = bit_cast::<24, 32>(self.rd_sum.val() >> 11);
+            self.rd_n_c.next = bit_cast::<24, 32>(self.rd_sum.val() >> 11);
         }
         if self.qpf.mtu.val() == 5 {
-            self.rd_n.next = bit_cast::<24, 32>(self.rd_sum.val() >> 12);
+            self.rd_n_c.next = bit_cast::<24, 32>(self.rd_sum.val() >> 12);
         }
         if !self.dlen.val().any() {
-            self.rd_n.next = self.k_one24.val();
+            self.rd_n_c.next = self.k_one24.val();
         }
-        self.rd_endpsn.next = self.req.psn.val() + self.rd_n.val();
-        self.rd_lastpsn.next = self.rd_endpsn.val() - self.k_one24.val();
+        self.rd_n.d.next = self.rd_n_c.val();
+        self.rd_endpsn.d.next = self.req.psn.val() + self.rd_n.q.val();
+        self.rd_lastpsn.d.next = self.req.psn.val() + self.rd_n.q.val() - self.k_one24.val();
 
         // ---- Resource slots: a new one at RES_HEAD keeps the newest min(max(mdra, 1), 4).
         self.cap.next = bit_cast::<3, 5>(self.qpf.mdra.val());
@@ -882,13 +892,31 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
         self.m_dma_rd_req_addr.next = self.rd_addr.q.val() & self.k_align.val();
         self.m_dma_rd_req_len.next = self.seg_tail.val();
         self.m_dma_rd_data_ready.next = false;
-        self.m_dma_wr_req_valid.next = false;
-        self.m_dma_wr_req_addr.next = self.dma_addr.q.val();
-        self.m_dma_wr_req_len.next = self.req.len.val();
-        self.m_dma_wr_data_valid.next = false;
-        self.m_dma_wr_data.next = self.s_axis_tdata.val();
-        self.m_dma_wr_data_keep.next = self.s_axis_tkeep.val();
-        self.m_dma_wr_data_last.next = self.s_axis_tlast.val();
+        // The DMA port's write side: the payload scatter's, but for an atomic's write.
+        self.scat.s_cmd_valid.next = false;
+        self.scat.s_cmd_addr0.next = self.dma_addr.q.val();
+        self.scat.s_cmd_len0.next = self.req.len.val();
+        self.scat.s_cmd_addr1.next = self.k_zero64.val();
+        self.scat.s_cmd_len1.next = 0.into();
+        self.scat.s_cmd_addr2.next = self.k_zero64.val();
+        self.scat.s_cmd_len2.next = 0.into();
+        self.scat.s_axis_tdata.next = self.s_axis_tdata.val();
+        self.scat.s_axis_tkeep.next = self.s_axis_tkeep.val();
+        self.scat.s_axis_tlast.next = self.s_axis_tlast.val();
+        self.scat.s_axis_tvalid.next = self.s_axis_tvalid.val();
+        self.scat.m_dma_wr_req_ready.next = self.m_dma_wr_req_ready.val();
+        self.scat.m_dma_wr_data_ready.next = self.m_dma_wr_data_ready.val();
+        self.scat.m_dma_wr_done_valid.next =
+            self.m_dma_wr_done_valid.val() & (self.st.q.val() == 7);
+        self.scat.m_dma_wr_done_err.next = self.m_dma_wr_done_err.val();
+        self.scat.m_done_ready.next = false;
+        self.m_dma_wr_req_valid.next = self.scat.m_dma_wr_req_valid.val();
+        self.m_dma_wr_req_addr.next = self.scat.m_dma_wr_req_addr.val();
+        self.m_dma_wr_req_len.next = self.scat.m_dma_wr_req_len.val();
+        self.m_dma_wr_data_valid.next = self.scat.m_dma_wr_data_valid.val();
+        self.m_dma_wr_data.next = self.scat.m_dma_wr_data.val();
+        self.m_dma_wr_data_keep.next = self.scat.m_dma_wr_data_keep.val();
+        self.m_dma_wr_data_last.next = self.scat.m_dma_wr_data_last.val();
         self.ack.op.next = self.r_op.q.val();
         self.ack.psn.next = self.r_psn.q.val();
         self.ack.len.next = 0.into();
@@ -1120,8 +1148,8 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
                         (self.stf.rvalid.val() & self.keep_mask.val()) | self.head_bit.val();
                     self.n_rhead.d.next = self.stf.rhead.val() + self.k_one2.val();
                     if self.read.val() {
-                        self.n_epsn.d.next = self.rd_endpsn.val();
-                        self.e_last.d.next = self.rd_lastpsn.val();
+                        self.n_epsn.d.next = self.rd_endpsn.q.val();
+                        self.e_last.d.next = self.rd_lastpsn.q.val();
                         self.r_send.d.next = false;
                         self.r_read.d.next = true;
                         self.st.d.next = 24.into();
@@ -1183,23 +1211,24 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
         }
         // ---- The WRITE's payload into host memory.
         if self.st.q.val() == 6 {
-            self.m_dma_wr_req_valid.next = true;
-            if self.m_dma_wr_req_ready.val() {
+            self.scat.s_cmd_valid.next = true;
+            if self.scat.s_cmd_ready.val() {
                 self.st.d.next = 7.into();
             }
         }
+        // The scatter takes the payload; what it leaves of it is discarded (DRAIN).
         if self.st.q.val() == 7 {
-            self.m_dma_wr_data_valid.next = self.s_axis_tvalid.val();
-            self.s_axis_tready.next = self.m_dma_wr_data_ready.val();
-            if self.s_axis_tvalid.val() & self.m_dma_wr_data_ready.val() & self.s_axis_tlast.val() {
-                self.st.d.next = 9.into();
+            self.s_axis_tready.next = self.scat.s_axis_tready.val();
+            self.scat.m_done_ready.next = true;
+            if self.scat.m_done_valid.val() {
+                if self.scat.m_done_err.val() {
+                    self.cnt_dmae.d.next = self.cnt_dmae.q.val() + self.k_one32.val();
+                }
+                self.st.d.next = 8.into();
+                if self.scat.m_done_tail.val() {
+                    self.st.d.next = 10.into();
+                }
             }
-        }
-        if (self.st.q.val() == 9) & self.m_dma_wr_done_valid.val() {
-            if self.m_dma_wr_done_err.val() {
-                self.cnt_dmae.d.next = self.cnt_dmae.q.val() + self.k_one32.val();
-            }
-            self.st.d.next = 10.into();
         }
         // ---- A payload not written: discarded.
         if self.st.q.val() == 8 {
@@ -1307,6 +1336,7 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
         }
         if self.st.q.val() == 21 {
             self.m_dma_wr_req_valid.next = true;
+            self.m_dma_wr_req_addr.next = self.dma_addr.q.val();
             self.m_dma_wr_req_len.next = self.k_eight16.val();
             if self.m_dma_wr_req_ready.val() {
                 self.st.d.next = 22.into();

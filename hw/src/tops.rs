@@ -132,6 +132,11 @@ pub const TOPS: &[Top] = &[
         name: "resp_check",
         verilog: || verilog_of(crate::resp_check::RespCheck::<6>::default()),
     },
+    // A payload written to host memory in up to three pieces at any byte.
+    Top {
+        name: "payload_scatter",
+        verilog: || verilog_of(crate::payload_scatter::PayloadScatter::default()),
+    },
     // The responder with 64 QP and region rows.
     Top {
         name: "responder",

@@ -607,6 +607,42 @@ hdl_ports!(rnic_hw::resp_check::RespCheck<6> {
     outputs: [s_ready, m_valid, m_verdict, m_addr, m_mr_ok],
 });
 
+hdl_ports!(rnic_hw::payload_scatter::PayloadScatter {
+    inputs: [
+        reset,
+        s_cmd_valid,
+        s_cmd_addr0,
+        s_cmd_len0,
+        s_cmd_addr1,
+        s_cmd_len1,
+        s_cmd_addr2,
+        s_cmd_len2,
+        s_axis_tdata,
+        s_axis_tkeep,
+        s_axis_tlast,
+        s_axis_tvalid,
+        m_dma_wr_req_ready,
+        m_dma_wr_data_ready,
+        m_dma_wr_done_valid,
+        m_dma_wr_done_err,
+        m_done_ready,
+    ],
+    outputs: [
+        s_cmd_ready,
+        s_axis_tready,
+        m_dma_wr_req_valid,
+        m_dma_wr_req_addr,
+        m_dma_wr_req_len,
+        m_dma_wr_data_valid,
+        m_dma_wr_data,
+        m_dma_wr_data_keep,
+        m_dma_wr_data_last,
+        m_done_valid,
+        m_done_err,
+        m_done_tail,
+    ],
+});
+
 hdl_ports!(rnic_hw::responder::Responder<6, 8> {
     inputs: [
         reset,
