@@ -36,6 +36,7 @@ pub mod payload_scatter;
 pub mod queue_mgr;
 pub mod raw_rx;
 pub mod raw_tx;
+pub mod recv_wqe;
 pub mod reset_sync;
 pub mod resp_check;
 pub mod responder;

@@ -10,16 +10,15 @@
 //! `tail` if it took the payload's last beat (if not, the rest of the payload is the caller's
 //! to discard).
 //!
-//! Pieces start at any byte of the payload, so the bytes pass through a 16-byte window: a beat
-//! comes in at the window's fill and a beat leaves from its bottom, shifted by the bytes it
-//! takes (at most eight). Both shifts are one of nine constant shifts chosen by registers (the
-//! fill, the piece's remaining bytes); only the final choice between "a beat left" and "no
-//! beat left" waits on the DMA port's ready. A beat is taken while the window will hold at
-//! most eight bytes after this clock's beat leaves, so a piece streams one beat per clock at
-//! any offset; `s_axis_tready` therefore follows `m_dma_wr_data_ready` through one gate, as
-//! a pass-through would. The payload's beats are
-//! full but its last (the receive path's `tkeep` is contiguous from lane 0), so bytes above
-//! the fill are never read.
+//! Pieces start at any byte of the payload, so the beats pass through a window of two (`lo`,
+//! `hi`) and a byte pointer into `lo`: a beat leaving is the eight bytes from the pointer on
+//! (`hi` only when they reach into it), chosen by the pointer, a register, as an AND-OR of
+//! eight fixed shifts. A beat leaving moves the pointer by the bytes it takes (eight but at a
+//! piece's end); passing the end of `lo` moves `hi` down. A beat arrives into the free slot, or
+//! into `hi` as it moves down, so a piece streams one beat per clock at any offset;
+//! `s_axis_tready` therefore follows `m_dma_wr_data_ready` through one gate, as a
+//! pass-through would. The first piece's request leaves straight from the command (one clock
+//! sooner), and the report straight from the last write's done.
 
 use rust_hdl::prelude::*;
 
@@ -69,38 +68,60 @@ pub struct PayloadScatter {
     l0: DFF<Bits<16>>,
     l1: DFF<Bits<16>>,
     l2: DFF<Bits<16>>,
-    left: DFF<Bits<2>>,
-    /// The current piece's bytes not yet sent.
+    /// The current piece's bytes not yet sent, and the next beat's bytes (min(8, rem)) and
+    /// whether it is the piece's last, kept beside it as registers.
     rem: DFF<Bits<16>>,
-    /// The byte window and its fill (0..=16).
-    win: DFF<Bits<128>>,
-    fill: DFF<Bits<5>>,
+    take: DFF<Bits<4>>,
+    lastb: DFF<Bit>,
+    /// The window: two beats and the byte pointer into `lo`.
+    lo: DFF<Bits<64>>,
+    hi: DFF<Bits<64>>,
+    lo_v: DFF<Bit>,
+    hi_v: DFF<Bit>,
+    ptr: DFF<Bits<3>>,
     /// The payload's last beat was taken.
     in_done: DFF<Bit>,
     /// Writes requested and not yet done; a refused one.
     outs: DFF<Bits<2>>,
     err: DFF<Bit>,
 
-    take: Signal<Local, Bits<5>>,
-    rem_gt8: Signal<Local, Bit>,
+    pt: Signal<Local, Bits<4>>,
+    wraps: Signal<Local, Bit>,
+    need_hi: Signal<Local, Bit>,
     can_emit: Signal<Local, Bit>,
     fire: Signal<Local, Bit>,
+    shift: Signal<Local, Bit>,
+    want: Signal<Local, Bit>,
     accept: Signal<Local, Bit>,
-    in_n: Signal<Local, Bits<5>>,
-    in_w: Signal<Local, Bits<128>>,
-    fill_t: Signal<Local, Bits<5>>,
-    /// The window less the beat leaving; the incoming beat at the fill, with and without one
-    /// leaving.
-    win_t: Signal<Local, Bits<128>>,
-    in_at_fill: Signal<Local, Bits<128>>,
-    in_at_fill_t: Signal<Local, Bits<128>>,
+    take_in: Signal<Local, Bit>,
+    /// Rotations of the window, one per pointer value, and the pointer's one-hot masks.
+    rot1: Signal<Local, Bits<64>>,
+    rot2: Signal<Local, Bits<64>>,
+    rot3: Signal<Local, Bits<64>>,
+    rot4: Signal<Local, Bits<64>>,
+    rot5: Signal<Local, Bits<64>>,
+    rot6: Signal<Local, Bits<64>>,
+    rot7: Signal<Local, Bits<64>>,
+    m0: Signal<Local, Bits<64>>,
+    m1: Signal<Local, Bits<64>>,
+    m2: Signal<Local, Bits<64>>,
+    m3: Signal<Local, Bits<64>>,
+    m4: Signal<Local, Bits<64>>,
+    m5: Signal<Local, Bits<64>>,
+    m6: Signal<Local, Bits<64>>,
+    m7: Signal<Local, Bits<64>>,
+    rem_next: Signal<Local, Bits<16>>,
+    /// The piece a write request is for: the command's first (from IDLE) or piece 0.
+    req_len: Signal<Local, Bits<16>>,
     req_fire: Signal<Local, Bit>,
+    rest_empty: Signal<Local, Bit>,
     outs_up: Signal<Local, Bits<2>>,
     k_one2: Constant<Bits<2>>,
-    k_three2: Constant<Bits<2>>,
     k_zero16: Constant<Bits<16>>,
     k_eight16: Constant<Bits<16>>,
-    k_eight5: Constant<Bits<5>>,
+    k_eight4: Constant<Bits<4>>,
+    k_ones64: Constant<Bits<64>>,
+    k_zero64: Constant<Bits<64>>,
 }
 
 impl Default for PayloadScatter {
@@ -143,31 +164,52 @@ impl Default for PayloadScatter {
             l0: Default::default(),
             l1: Default::default(),
             l2: Default::default(),
-            left: Default::default(),
             rem: Default::default(),
-            win: Default::default(),
-            fill: Default::default(),
+            take: Default::default(),
+            lastb: Default::default(),
+            lo: Default::default(),
+            hi: Default::default(),
+            lo_v: Default::default(),
+            hi_v: Default::default(),
+            ptr: Default::default(),
             in_done: Default::default(),
             outs: Default::default(),
             err: Default::default(),
-            take: Default::default(),
-            rem_gt8: Default::default(),
+            pt: Default::default(),
+            wraps: Default::default(),
+            need_hi: Default::default(),
             can_emit: Default::default(),
             fire: Default::default(),
+            shift: Default::default(),
+            want: Default::default(),
             accept: Default::default(),
-            in_n: Default::default(),
-            in_w: Default::default(),
-            fill_t: Default::default(),
-            win_t: Default::default(),
-            in_at_fill: Default::default(),
-            in_at_fill_t: Default::default(),
+            take_in: Default::default(),
+            rot1: Default::default(),
+            rot2: Default::default(),
+            rot3: Default::default(),
+            rot4: Default::default(),
+            rot5: Default::default(),
+            rot6: Default::default(),
+            rot7: Default::default(),
+            m0: Default::default(),
+            m1: Default::default(),
+            m2: Default::default(),
+            m3: Default::default(),
+            m4: Default::default(),
+            m5: Default::default(),
+            m6: Default::default(),
+            m7: Default::default(),
+            rem_next: Default::default(),
+            req_len: Default::default(),
             req_fire: Default::default(),
+            rest_empty: Default::default(),
             outs_up: Default::default(),
             k_one2: Constant::new(bits::<2>(1)),
-            k_three2: Constant::new(bits::<2>(3)),
             k_zero16: Constant::new(bits::<16>(0)),
             k_eight16: Constant::new(bits::<16>(8)),
-            k_eight5: Constant::new(bits::<5>(8)),
+            k_eight4: Constant::new(bits::<4>(8)),
+            k_ones64: Constant::new(bits::<64>(u64::MAX)),
+            k_zero64: Constant::new(bits::<64>(0)),
         }
     }
 }
@@ -176,191 +218,147 @@ impl Logic for PayloadScatter {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, st, a0, a1, a2, l0, l1, l2, left, rem, win, fill, in_done, outs, err
+            self, clock, st, a0, a1, a2, l0, l1, l2, rem, take, lastb, lo, hi, lo_v, hi_v, ptr,
+            in_done, outs, err
         );
         self.s_cmd_ready.next = false;
-        self.s_axis_tready.next = false;
         self.m_dma_wr_req_valid.next = false;
         self.m_dma_wr_req_addr.next = self.a0.q.val();
         self.m_dma_wr_req_len.next = self.l0.q.val();
+        self.req_len.next = self.l0.q.val();
         self.m_done_valid.next = false;
-        self.m_done_err.next = self.err.q.val();
+        self.m_done_err.next =
+            self.err.q.val() | (self.m_dma_wr_done_valid.val() & self.m_dma_wr_done_err.val());
         self.m_done_tail.next = self.in_done.q.val();
 
-        // ---- The beat leaving: min(8, rem) bytes from the window's bottom.
-        self.rem_gt8.next = self.rem.q.val() > self.k_eight16.val();
-        self.take.next = self.k_eight5.val();
-        if self.rem.q.val() < self.k_eight16.val() {
-            self.take.next = bit_cast::<5, 16>(self.rem.q.val());
+        // ---- The beat leaving: `take` bytes from the pointer on.
+        self.pt.next = bit_cast::<4, 3>(self.ptr.q.val()) + self.take.q.val();
+        self.wraps.next = self.pt.val().get_bit(3);
+        self.need_hi.next = self.pt.val() > self.k_eight4.val();
+        self.can_emit.next =
+            (self.st.q.val() == 2) & self.lo_v.q.val() & (!self.need_hi.val() | self.hi_v.q.val());
+        self.fire.next = self.can_emit.val() & self.m_dma_wr_data_ready.val();
+        self.shift.next = self.fire.val() & self.wraps.val();
+        self.rot1.next = (self.lo.q.val() >> 8) | (self.hi.q.val() << 56);
+        self.rot2.next = (self.lo.q.val() >> 16) | (self.hi.q.val() << 48);
+        self.rot3.next = (self.lo.q.val() >> 24) | (self.hi.q.val() << 40);
+        self.rot4.next = (self.lo.q.val() >> 32) | (self.hi.q.val() << 32);
+        self.rot5.next = (self.lo.q.val() >> 40) | (self.hi.q.val() << 24);
+        self.rot6.next = (self.lo.q.val() >> 48) | (self.hi.q.val() << 16);
+        self.rot7.next = (self.lo.q.val() >> 56) | (self.hi.q.val() << 8);
+        self.m0.next = self.k_zero64.val();
+        self.m1.next = self.k_zero64.val();
+        self.m2.next = self.k_zero64.val();
+        self.m3.next = self.k_zero64.val();
+        self.m4.next = self.k_zero64.val();
+        self.m5.next = self.k_zero64.val();
+        self.m6.next = self.k_zero64.val();
+        self.m7.next = self.k_zero64.val();
+        if self.ptr.q.val() == 0 {
+            self.m0.next = self.k_ones64.val();
         }
-        self.fill_t.next = self.fill.q.val() - self.take.val();
-        self.can_emit.next = (self.st.q.val() == 2) & (self.fill.q.val() >= self.take.val());
+        if self.ptr.q.val() == 1 {
+            self.m1.next = self.k_ones64.val();
+        }
+        if self.ptr.q.val() == 2 {
+            self.m2.next = self.k_ones64.val();
+        }
+        if self.ptr.q.val() == 3 {
+            self.m3.next = self.k_ones64.val();
+        }
+        if self.ptr.q.val() == 4 {
+            self.m4.next = self.k_ones64.val();
+        }
+        if self.ptr.q.val() == 5 {
+            self.m5.next = self.k_ones64.val();
+        }
+        if self.ptr.q.val() == 6 {
+            self.m6.next = self.k_ones64.val();
+        }
+        if self.ptr.q.val() == 7 {
+            self.m7.next = self.k_ones64.val();
+        }
         self.m_dma_wr_data_valid.next = self.can_emit.val();
-        self.m_dma_wr_data.next = self.win.q.val().get_bits::<64>(0);
-        self.m_dma_wr_data_last.next = !self.rem_gt8.val();
+        self.m_dma_wr_data.next = (self.lo.q.val() & self.m0.val())
+            | (self.rot1.val() & self.m1.val())
+            | (self.rot2.val() & self.m2.val())
+            | (self.rot3.val() & self.m3.val())
+            | (self.rot4.val() & self.m4.val())
+            | (self.rot5.val() & self.m5.val())
+            | (self.rot6.val() & self.m6.val())
+            | (self.rot7.val() & self.m7.val());
+        self.m_dma_wr_data_last.next = self.lastb.q.val();
         self.m_dma_wr_data_keep.next = 255.into();
-        if self.take.val() == 7 {
+        if self.take.q.val() == 7 {
             self.m_dma_wr_data_keep.next = 127.into();
         }
-        if self.take.val() == 6 {
+        if self.take.q.val() == 6 {
             self.m_dma_wr_data_keep.next = 63.into();
         }
-        if self.take.val() == 5 {
+        if self.take.q.val() == 5 {
             self.m_dma_wr_data_keep.next = 31.into();
         }
-        if self.take.val() == 4 {
+        if self.take.q.val() == 4 {
             self.m_dma_wr_data_keep.next = 15.into();
         }
-        if self.take.val() == 3 {
+        if self.take.q.val() == 3 {
             self.m_dma_wr_data_keep.next = 7.into();
         }
-        if self.take.val() == 2 {
+        if self.take.q.val() == 2 {
             self.m_dma_wr_data_keep.next = 3.into();
         }
-        if self.take.val() == 1 {
+        if self.take.q.val() == 1 {
             self.m_dma_wr_data_keep.next = 1.into();
         }
-        self.fire.next = self.can_emit.val() & self.m_dma_wr_data_ready.val();
 
-        // ---- The beat arriving: taken while the window has room for it whatever leaves.
-        // Only while a piece wants bytes: a command of no bytes takes no beat (the stream's
-        // next beats may be another frame's).
-        self.accept.next = ((self.st.q.val() == 2)
-            | ((self.st.q.val() == 1)
-                & self.left.q.val().any()
-                & (self.l0.q.val() != self.k_zero16.val())))
-            & !self.in_done.q.val()
-            & ((self.fill.q.val() <= self.k_eight5.val())
-                | (self.fire.val() & (self.fill_t.val() <= self.k_eight5.val())));
+        // ---- The beat arriving, only while a piece wants bytes (a command of no bytes takes
+        // no beat: the stream's next beats may be another frame's), into the free slot.
+        self.want.next = (self.st.q.val() == 2)
+            | ((self.st.q.val() == 1) & (self.l0.q.val() != self.k_zero16.val()));
+        self.accept.next =
+            self.want.val() & !self.in_done.q.val() & (!self.hi_v.q.val() | self.shift.val());
         self.s_axis_tready.next = self.accept.val();
-        self.in_n.next = self.k_eight5.val();
-        if self.s_axis_tlast.val() {
-            self.in_n.next = 0.into();
-            if self.s_axis_tkeep.val().get_bit(0) {
-                self.in_n.next = 1.into();
-            }
-            if self.s_axis_tkeep.val().get_bit(1) {
-                self.in_n.next = 2.into();
-            }
-            if self.s_axis_tkeep.val().get_bit(2) {
-                self.in_n.next = 3.into();
-            }
-            if self.s_axis_tkeep.val().get_bit(3) {
-                self.in_n.next = 4.into();
-            }
-            if self.s_axis_tkeep.val().get_bit(4) {
-                self.in_n.next = 5.into();
-            }
-            if self.s_axis_tkeep.val().get_bit(5) {
-                self.in_n.next = 6.into();
-            }
-            if self.s_axis_tkeep.val().get_bit(6) {
-                self.in_n.next = 7.into();
-            }
-            if self.s_axis_tkeep.val().get_bit(7) {
-                self.in_n.next = 8.into();
-            }
-        }
-        self.in_w.next = bit_cast::<128, 64>(self.s_axis_tdata.val());
-
-        // The window less `take` bytes, and the fill after it (registers only).
-        self.win_t.next = self.win.q.val();
-        if self.take.val() == 1 {
-            self.win_t.next = self.win.q.val() >> 8;
-        }
-        if self.take.val() == 2 {
-            self.win_t.next = self.win.q.val() >> 16;
-        }
-        if self.take.val() == 3 {
-            self.win_t.next = self.win.q.val() >> 24;
-        }
-        if self.take.val() == 4 {
-            self.win_t.next = self.win.q.val() >> 32;
-        }
-        if self.take.val() == 5 {
-            self.win_t.next = self.win.q.val() >> 40;
-        }
-        if self.take.val() == 6 {
-            self.win_t.next = self.win.q.val() >> 48;
-        }
-        if self.take.val() == 7 {
-            self.win_t.next = self.win.q.val() >> 56;
-        }
-        if self.take.val() == 8 {
-            self.win_t.next = self.win.q.val() >> 64;
-        }
-        // The arriving beat placed at the fill, and at the fill less `take`.
-        self.in_at_fill.next = self.in_w.val();
-        if self.fill.q.val() == 1 {
-            self.in_at_fill.next = self.in_w.val() << 8;
-        }
-        if self.fill.q.val() == 2 {
-            self.in_at_fill.next = self.in_w.val() << 16;
-        }
-        if self.fill.q.val() == 3 {
-            self.in_at_fill.next = self.in_w.val() << 24;
-        }
-        if self.fill.q.val() == 4 {
-            self.in_at_fill.next = self.in_w.val() << 32;
-        }
-        if self.fill.q.val() == 5 {
-            self.in_at_fill.next = self.in_w.val() << 40;
-        }
-        if self.fill.q.val() == 6 {
-            self.in_at_fill.next = self.in_w.val() << 48;
-        }
-        if self.fill.q.val() == 7 {
-            self.in_at_fill.next = self.in_w.val() << 56;
-        }
-        if self.fill.q.val() == 8 {
-            self.in_at_fill.next = self.in_w.val() << 64;
-        }
-        self.in_at_fill_t.next = self.in_w.val();
-        if self.fill_t.val() == 1 {
-            self.in_at_fill_t.next = self.in_w.val() << 8;
-        }
-        if self.fill_t.val() == 2 {
-            self.in_at_fill_t.next = self.in_w.val() << 16;
-        }
-        if self.fill_t.val() == 3 {
-            self.in_at_fill_t.next = self.in_w.val() << 24;
-        }
-        if self.fill_t.val() == 4 {
-            self.in_at_fill_t.next = self.in_w.val() << 32;
-        }
-        if self.fill_t.val() == 5 {
-            self.in_at_fill_t.next = self.in_w.val() << 40;
-        }
-        if self.fill_t.val() == 6 {
-            self.in_at_fill_t.next = self.in_w.val() << 48;
-        }
-        if self.fill_t.val() == 7 {
-            self.in_at_fill_t.next = self.in_w.val() << 56;
-        }
-        if self.fill_t.val() == 8 {
-            self.in_at_fill_t.next = self.in_w.val() << 64;
-        }
-
-        self.win.d.next = self.win.q.val();
-        self.fill.d.next = self.fill.q.val();
-        if self.fire.val() {
-            self.win.d.next = self.win_t.val();
-            self.fill.d.next = self.fill_t.val();
-            if self.accept.val() & self.s_axis_tvalid.val() {
-                self.win.d.next = self.win_t.val() | self.in_at_fill_t.val();
-                self.fill.d.next = self.fill_t.val() + self.in_n.val();
-            }
-        } else if self.accept.val() & self.s_axis_tvalid.val() {
-            self.win.d.next = self.win.q.val() | self.in_at_fill.val();
-            self.fill.d.next = self.fill.q.val() + self.in_n.val();
-        }
-        if self.accept.val() & self.s_axis_tvalid.val() & self.s_axis_tlast.val() {
+        self.take_in.next = self.accept.val() & self.s_axis_tvalid.val();
+        if self.take_in.val() & self.s_axis_tlast.val() {
             self.in_done.d.next = true;
         }
+        if self.shift.val() {
+            self.lo.d.next = self.hi.q.val();
+            self.lo_v.d.next = self.hi_v.q.val();
+            self.hi_v.d.next = false;
+            if self.take_in.val() {
+                if self.hi_v.q.val() {
+                    self.hi.d.next = self.s_axis_tdata.val();
+                    self.hi_v.d.next = true;
+                } else {
+                    self.lo.d.next = self.s_axis_tdata.val();
+                    self.lo_v.d.next = true;
+                }
+            }
+        } else if self.take_in.val() {
+            if self.lo_v.q.val() {
+                self.hi.d.next = self.s_axis_tdata.val();
+                self.hi_v.d.next = true;
+            } else {
+                self.lo.d.next = self.s_axis_tdata.val();
+                self.lo_v.d.next = true;
+            }
+        }
+        // The pointer wraps at 8 (a whole beat leaves it where it was).
+        if self.fire.val() {
+            self.ptr.d.next = self.pt.val().get_bits::<3>(0);
+        }
 
-        // ---- The pieces.
+        // ---- The pieces. A write request leaves from the command itself when the first
+        // piece has bytes, else from REQ.
+        self.rem_next.next = self.rem.q.val() - bit_cast::<16, 4>(self.take.q.val());
         if self.st.q.val() == 0 {
             self.s_cmd_ready.next = true;
+            self.m_dma_wr_req_valid.next =
+                self.s_cmd_valid.val() & (self.s_cmd_len0.val() != self.k_zero16.val());
+            self.m_dma_wr_req_addr.next = self.s_cmd_addr0.val();
+            self.m_dma_wr_req_len.next = self.s_cmd_len0.val();
+            self.req_len.next = self.s_cmd_len0.val();
             if self.s_cmd_valid.val() {
                 self.a0.d.next = self.s_cmd_addr0.val();
                 self.a1.d.next = self.s_cmd_addr1.val();
@@ -368,53 +366,63 @@ impl Logic for PayloadScatter {
                 self.l0.d.next = self.s_cmd_len0.val();
                 self.l1.d.next = self.s_cmd_len1.val();
                 self.l2.d.next = self.s_cmd_len2.val();
-                self.left.d.next = self.k_three2.val();
-                self.win.d.next = 0.into();
-                self.fill.d.next = 0.into();
+                self.lo_v.d.next = false;
+                self.hi_v.d.next = false;
+                self.ptr.d.next = 0.into();
                 self.in_done.d.next = false;
                 self.err.d.next = false;
                 self.st.d.next = 1.into();
             }
         }
+        // No bytes left for the pieces after piece 0: WAIT follows it (or replaces it).
+        self.rest_empty.next =
+            (self.l1.q.val() == self.k_zero16.val()) & (self.l2.q.val() == self.k_zero16.val());
         if self.st.q.val() == 1 {
-            if !self.left.q.val().any() {
+            if self.l0.q.val() != self.k_zero16.val() {
+                self.m_dma_wr_req_valid.next = true;
+            } else if self.rest_empty.val() {
                 self.st.d.next = 3.into();
-            } else if self.l0.q.val() == self.k_zero16.val() {
+            } else {
                 self.a0.d.next = self.a1.q.val();
                 self.a1.d.next = self.a2.q.val();
                 self.l0.d.next = self.l1.q.val();
                 self.l1.d.next = self.l2.q.val();
                 self.l2.d.next = 0.into();
-                self.left.d.next = self.left.q.val() - self.k_one2.val();
-            } else {
-                self.m_dma_wr_req_valid.next = true;
-                if self.m_dma_wr_req_ready.val() {
-                    self.rem.d.next = self.l0.q.val();
-                    self.st.d.next = 2.into();
-                }
             }
+        }
+        // A request taken: DATA, with the piece's counters.
+        self.req_fire.next = self.m_dma_wr_req_valid.val() & self.m_dma_wr_req_ready.val();
+        if self.req_fire.val() {
+            self.rem.d.next = self.req_len.val();
+            self.take.d.next = self.k_eight4.val();
+            if self.req_len.val() < self.k_eight16.val() {
+                self.take.d.next = self.req_len.val().get_bits::<4>(0);
+            }
+            self.lastb.d.next = self.req_len.val() <= self.k_eight16.val();
+            self.st.d.next = 2.into();
         }
         // `fire` is only ever high in DATA.
         if self.fire.val() {
-            self.rem.d.next = self.rem.q.val() - bit_cast::<16, 5>(self.take.val());
+            self.rem.d.next = self.rem_next.val();
+            self.take.d.next = self.k_eight4.val();
+            if self.rem_next.val() < self.k_eight16.val() {
+                self.take.d.next = self.rem_next.val().get_bits::<4>(0);
+            }
+            self.lastb.d.next = self.rem_next.val() <= self.k_eight16.val();
         }
-        if self.fire.val() & !self.rem_gt8.val() {
+        if self.fire.val() & self.lastb.q.val() {
             self.a0.d.next = self.a1.q.val();
             self.a1.d.next = self.a2.q.val();
             self.l0.d.next = self.l1.q.val();
             self.l1.d.next = self.l2.q.val();
             self.l2.d.next = 0.into();
-            self.left.d.next = self.left.q.val() - self.k_one2.val();
             self.st.d.next = 1.into();
-        }
-        if (self.st.q.val() == 3) & !self.outs.q.val().any() {
-            self.m_done_valid.next = true;
-            if self.m_done_ready.val() {
-                self.st.d.next = 0.into();
+            if self.rest_empty.val() {
+                self.st.d.next = 3.into();
             }
         }
-        // ---- Writes requested and done.
-        self.req_fire.next = self.m_dma_wr_req_valid.val() & self.m_dma_wr_req_ready.val();
+
+        // ---- Writes requested and done; the report as the last done comes in.
         self.outs_up.next = self.outs.q.val();
         if self.req_fire.val() {
             self.outs_up.next = self.outs.q.val() + self.k_one2.val();
@@ -426,7 +434,15 @@ impl Logic for PayloadScatter {
                 self.err.d.next = true;
             }
         }
-
+        if (self.st.q.val() == 3)
+            & (!self.outs.q.val().any()
+                | ((self.outs.q.val() == 1) & self.m_dma_wr_done_valid.val()))
+        {
+            self.m_done_valid.next = true;
+            if self.m_done_ready.val() {
+                self.st.d.next = 0.into();
+            }
+        }
         if self.reset.val() {
             self.st.d.next = 0.into();
             self.outs.d.next = 0.into();

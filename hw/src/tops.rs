@@ -137,6 +137,11 @@ pub const TOPS: &[Top] = &[
         name: "payload_scatter",
         verilog: || verilog_of(crate::payload_scatter::PayloadScatter::default()),
     },
+    // The receive request at a ring's head, its entries checked (64 region rows, 4 rings).
+    Top {
+        name: "recv_wqe",
+        verilog: || verilog_of(crate::recv_wqe::RecvWqe::<6, 2>::default()),
+    },
     // The responder with 64 QP and region rows.
     Top {
         name: "responder",
