@@ -13,18 +13,13 @@ use std::collections::HashMap;
 
 use rnic_cosim::axis::Rng;
 use rnic_cosim::ports::{PortDut, PortLockStep};
-use rnic_driver::tables::{Row, encode_mr};
+use rnic_driver::responder_sim::row_words;
+use rnic_driver::tables::encode_mr;
 use rnic_hw::recv_wqe::RecvWqe;
 use rnic_transport::mr::{MrInfo, MrSpec, MrTable, Pd};
 use rnic_transport::verbs::Access;
 
 const MRS: usize = 64;
-
-fn words_of_row(r: &Row) -> Vec<u64> {
-    r.chunks(2)
-        .map(|p| u64::from(p[0]) | u64::from(p[1]) << 32)
-        .collect()
-}
 
 fn pick<T: Copy>(rng: &mut Rng, xs: &[T]) -> T {
     xs[rng.below(xs.len() as u64) as usize]
@@ -62,7 +57,7 @@ fn regions(rng: &mut Rng) -> Regions {
             continue;
         };
         bases[idx] = rng.next_u64() & !0xFFF;
-        rows[idx] = words_of_row(&encode_mr(&info, bases[idx]).unwrap());
+        rows[idx] = row_words(&encode_mr(&info, bases[idx]).unwrap());
         infos.push(info);
     }
     Regions {

@@ -11,7 +11,8 @@
 use rnic_cosim::axis::Rng;
 use rnic_cosim::ports::{PortDut, PortLockStep};
 use rnic_cosim::transport::set_ext;
-use rnic_driver::tables::{QpContext, Row, encode_mr, encode_qp};
+use rnic_driver::responder_sim::row_words;
+use rnic_driver::tables::{QpContext, encode_mr, encode_qp};
 use rnic_hw::resp_check::RespCheck;
 use rnic_hw::transport_header::TransportHeader;
 use rnic_regmap::desc::RESP_STATE;
@@ -46,12 +47,6 @@ const REQUESTS: [u8; 17] = [
     ops::RC_SEND_ONLY_INV,
 ];
 
-fn words_of_row(r: &Row) -> Vec<u64> {
-    r.chunks(2)
-        .map(|p| u64::from(p[0]) | u64::from(p[1]) << 32)
-        .collect()
-}
-
 fn pick<T: Copy>(rng: &mut Rng, xs: &[T]) -> T {
     xs[rng.below(xs.len() as u64) as usize]
 }
@@ -81,7 +76,7 @@ struct Regions {
 fn regions(rng: &mut Rng) -> Regions {
     let mut table = MrTable::new(MRS);
     let mut infos = Vec::new();
-    let mut rows = vec![words_of_row(&[0; 8]); MRS];
+    let mut rows = vec![row_words(&[0; 8]); MRS];
     let mut bases = vec![0; MRS];
     for idx in 1..MRS {
         if rng.chance(0.4) {
@@ -103,7 +98,7 @@ fn regions(rng: &mut Rng) -> Regions {
             continue;
         };
         bases[idx] = rng.next_u64() & !0xFFF;
-        rows[idx] = words_of_row(&encode_mr(&info, bases[idx]).unwrap());
+        rows[idx] = row_words(&encode_mr(&info, bases[idx]).unwrap());
         infos.push(info);
     }
     Regions {
@@ -194,7 +189,7 @@ fn random_case(rng: &mut Rng, r: &Regions) -> Case {
         recv_cq: 0,
         sig_all: false,
     };
-    let qp_row = words_of_row(&encode_qp(&attr, &ctx).unwrap());
+    let qp_row = row_words(&encode_qp(&attr, &ctx).unwrap());
 
     let any = rng.below(1 << 24) as u32;
     let epsn = pick(rng, &[0, psn::PSN_MASK, 1 << 23, any]);

@@ -164,17 +164,6 @@ fn pieces_at_any_byte_in_lock_step() {
                 d.tick();
                 continue;
             }
-            if std::env::var("DBG").is_ok() && cycle < 400 {
-                eprintln!(
-                    "c{cycle} cur={cur:?} pos={pos} cmdr={} tr={} reqv={} dv={} last={} done={} dones={dones:?} writing={writing:?}",
-                    d.get(cmd_ready),
-                    d.get(s_ready),
-                    d.get(req_valid),
-                    d.get(data_valid),
-                    d.get(last),
-                    d.get(m_done)
-                );
-            }
             if give {
                 dones.pop_front();
             }
