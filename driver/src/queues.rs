@@ -254,6 +254,26 @@ pub struct Completion {
 }
 
 impl Completion {
+    /// A `cqe` entry field by field (PHASE aside); a status or opcode that is not one of
+    /// ibverbs' is refused with the field's name and value.
+    pub fn decode(e: &[u8; CQE.size as usize]) -> std::result::Result<Self, (&'static str, u64)> {
+        let status = get(&CQE, e, "STATUS");
+        let status = WcStatus::from_code(status as u32).ok_or(("STATUS", status))?;
+        let opcode = get(&CQE, e, "OPCODE");
+        let opcode = WcOpcode::from_code(opcode as u32).ok_or(("OPCODE", opcode))?;
+        Ok(Completion {
+            wr_id: get(&CQE, e, "WR_ID"),
+            byte_len: get(&CQE, e, "BYTE_LEN") as u32,
+            imm: get(&CQE, e, "IMM") as u32,
+            qpn: get(&CQE, e, "QPN") as u32,
+            src_qp: get(&CQE, e, "SRC_QP") as u32,
+            status,
+            opcode,
+            flags: WcFlags(get(&CQE, e, "FLAGS") as u32),
+            wqe_index: get(&CQE, e, "WQE_INDEX") as u16,
+        })
+    }
+
     /// The verbs API's work completion.
     pub fn work_completion(&self) -> WorkCompletion {
         WorkCompletion {
@@ -328,24 +348,9 @@ impl CompletionRing {
         if !self.ring.read_completion(t, &CQE, &mut e)? {
             return Ok(None);
         }
-        let status = get(&CQE, &e, "STATUS");
-        let Some(status) = WcStatus::from_code(status as u32) else {
-            return Err(self.refuse("STATUS", status));
-        };
-        let opcode = get(&CQE, &e, "OPCODE");
-        let Some(opcode) = WcOpcode::from_code(opcode as u32) else {
-            return Err(self.refuse("OPCODE", opcode));
-        };
-        let c = Completion {
-            wr_id: get(&CQE, &e, "WR_ID"),
-            byte_len: get(&CQE, &e, "BYTE_LEN") as u32,
-            imm: get(&CQE, &e, "IMM") as u32,
-            qpn: get(&CQE, &e, "QPN") as u32,
-            src_qp: get(&CQE, &e, "SRC_QP") as u32,
-            status,
-            opcode,
-            flags: WcFlags(get(&CQE, &e, "FLAGS") as u32),
-            wqe_index: get(&CQE, &e, "WQE_INDEX") as u16,
+        let c = match Completion::decode(&e) {
+            Ok(c) => c,
+            Err((field, v)) => return Err(self.refuse(field, v)),
         };
         self.ring.cons = self.ring.cons.wrapping_add(1);
         t.write32(self.ring.reg("DOORBELL"), u32::from(self.ring.cons))?;

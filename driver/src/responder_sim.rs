@@ -2,7 +2,9 @@
 //! the NIC: the QP attribute and memory region tables (rows as [`crate::tables`] encodes
 //! them), host memory behind its DMA port (reads and writes), requests in as frames (header,
 //! then payload, as the opcode demultiplexer hands them on), responses out as send descriptors
-//! with their payloads. Every ready the engine waits on (table lookups, DMA requests and data,
+//! with their payloads, the receive rings' queue manager (ring n is QP row n's: base, size,
+//! producer and consumer; requests posted into host memory at the producer's slot, between
+//! two requests to the engine) and the completions it hands over. Every ready the engine waits on (table lookups, DMA requests and data,
 //! descriptor, payload) and every input valid stalls at random with chance `stall` per cycle
 //! (0: none), and DMA writes complete 0-3 cycles after their last beat (at once with `stall`
 //! 0).
@@ -48,6 +50,25 @@ pub struct RunStats {
     pub taken: Vec<u64>,
 }
 
+/// A receive ring: its base device address, log2 of its entries, producer and consumer.
+#[derive(Clone, Copy, Debug, Default)]
+struct RecvRing {
+    base: u64,
+    log: u32,
+    prod: u16,
+    cons: u16,
+}
+
+/// A receive request to post into QP row `row`'s ring before request `before` of a run (the
+/// index of its frame) is handed to the engine.
+#[derive(Clone, Debug)]
+pub struct Post {
+    pub before: usize,
+    pub row: usize,
+    /// The `recv_wqe` entry.
+    pub entry: Vec<u8>,
+}
+
 /// The responder and its bench.
 pub struct ResponderSim<D: PortDut> {
     pub dut: D,
@@ -55,8 +76,11 @@ pub struct ResponderSim<D: PortDut> {
     stall: f64,
     qp_rows: Vec<Vec<u64>>,
     mr_rows: Vec<Vec<u64>>,
+    rings: Vec<Option<RecvRing>>,
     /// Host memory: buffers at device addresses.
     memory: Vec<(u64, Vec<u8>)>,
+    /// Completions handed over: the CQ and the `cqe` (PHASE clear: the writer's to set).
+    pub completions: Vec<(u16, [u8; 32])>,
     pub cycle: u64,
 }
 
@@ -96,7 +120,9 @@ impl<D: PortDut> ResponderSim<D> {
             stall,
             qp_rows: vec![Vec::new(); ROWS],
             mr_rows: vec![Vec::new(); ROWS],
+            rings: vec![None; ROWS],
             memory: Vec::new(),
+            completions: Vec::new(),
             cycle: 0,
         }
     }
@@ -107,6 +133,41 @@ impl<D: PortDut> ResponderSim<D> {
 
     pub fn set_mr(&mut self, row: usize, r: &Row) {
         self.mr_rows[row] = row_words(r);
+    }
+
+    /// Gives QP row `row` an enabled receive ring of 2^`log` entries at device address
+    /// `base` (mapped here), empty.
+    pub fn set_rq(&mut self, row: usize, base: u64, log: u32) {
+        let bytes = (rnic_regmap::desc::RECV_WQE.size as usize) << log;
+        self.map(base, bytes);
+        self.rings[row] = Some(RecvRing {
+            base,
+            log,
+            ..Default::default()
+        });
+    }
+
+    /// Posts a receive request into row `row`'s ring at once; refuses a full or missing ring.
+    pub fn post_recv(&mut self, row: usize, entry: &[u8]) -> Result<(), String> {
+        let r = self.rings[row].ok_or(format!("QP row {row} has no receive ring"))?;
+        if r.prod.wrapping_sub(r.cons) >= 1 << r.log {
+            return Err(format!("QP row {row}'s receive ring is full"));
+        }
+        let slot = u64::from(r.prod) & ((1 << r.log) - 1);
+        let size = u64::from(rnic_regmap::desc::RECV_WQE.size);
+        if !self.fill(r.base + slot * size, entry) {
+            return Err("a receive request outside its ring".into());
+        }
+        self.rings[row] = Some(RecvRing {
+            prod: r.prod.wrapping_add(1),
+            ..r
+        });
+        Ok(())
+    }
+
+    /// Row `row`'s receive ring's consumer (the requests the engine used up).
+    pub fn rq_consumer(&self, row: usize) -> Option<u16> {
+        self.rings[row].map(|r| r.cons)
     }
 
     /// Maps `len` zeroed bytes of host memory at device address `base`.
@@ -177,6 +238,22 @@ impl<D: PortDut> ResponderSim<D> {
     /// Feeds `frames` (RoCEv2 requests the parser accepted) and runs until the engine is idle
     /// with nothing pending; returns the responses in order.
     pub fn run(&mut self, frames: &[Vec<u8>]) -> Result<(Vec<Response>, RunStats), String> {
+        self.run_posting(frames, &[])
+    }
+
+    /// As [`Self::run`], posting `posts` into the receive rings on the way (each once the
+    /// engine is idle before its request, so between two requests).
+    pub fn run_posting(
+        &mut self,
+        frames: &[Vec<u8>],
+        posts: &[Post],
+    ) -> Result<(Vec<Response>, RunStats), String> {
+        let mut posts: VecDeque<&Post> = {
+            let mut v: Vec<&Post> = posts.iter().collect();
+            v.sort_by_key(|p| p.before);
+            v.into()
+        };
+        let mut next_frame = 0usize;
         let mut reqs: VecDeque<(Vec<u64>, Vec<u8>)> = VecDeque::new();
         for f in frames {
             let p = RocePacket::parse(f).map_err(|e| format!("a request frame: {e}"))?;
@@ -245,6 +322,31 @@ impl<D: PortDut> ResponderSim<D> {
             o(d, "m_axis_tlast"),
             o(d, "m_axis_tuser"),
         );
+        let (rlr, rgv, rgb, rgs, rgp, rgc, rcr, cqr) = (
+            i(d, "rq_look_ready"),
+            i(d, "rq_got_valid"),
+            i(d, "rq_got_base"),
+            i(d, "rq_got_size"),
+            i(d, "rq_got_prod"),
+            i(d, "rq_got_cons"),
+            i(d, "rq_commit_ready"),
+            i(d, "m_cqe_ready"),
+        );
+        let (o_rlv, o_rlq, o_rcv, o_rcq, o_rci) = (
+            o(d, "rq_look_valid"),
+            o(d, "rq_look_queue"),
+            o(d, "rq_commit_valid"),
+            o(d, "rq_commit_queue"),
+            o(d, "rq_commit_index"),
+        );
+        let (o_cv, o_ccq, o_cd, o_cl) = (
+            o(d, "m_cqe_valid"),
+            o(d, "m_cqe_cq"),
+            o(d, "m_cqe_data"),
+            o(d, "m_cqe_last"),
+        );
+        let mut rq_look: Option<usize> = None;
+        let mut cqe: Vec<u8> = Vec::new();
         let zero_qp = vec![0u64; self.qp_rows.iter().map(Vec::len).max().unwrap_or(4).max(4)];
         let zero_mr = vec![0u64; self.mr_rows.iter().map(Vec::len).max().unwrap_or(4).max(4)];
 
@@ -317,13 +419,65 @@ impl<D: PortDut> ResponderSim<D> {
             self.dut.set(rde, u64::from(be));
             let pr = self.go();
             self.dut.set(ptr, u64::from(pr));
+            let (rl, rc, cr) = (self.go(), self.go(), self.go());
+            self.dut.set(rlr, u64::from(rl));
+            self.dut.set(rcr, u64::from(rc));
+            self.dut.set(cqr, u64::from(cr));
+            // The ring looked up last cycle (disabled: SIZE 0).
+            let ring = rq_look.take().map(|k| self.rings.get(k).copied().flatten());
+            self.dut.set(rgv, u64::from(ring.is_some()));
+            let r = ring.flatten();
+            self.dut.set(rgb, r.map_or(0, |r| r.base));
+            self.dut
+                .set(rgs, r.map_or(0, |r| u64::from(r.log) | 1 << 8));
+            self.dut.set(rgp, r.map_or(0, |r| u64::from(r.prod)));
+            self.dut.set(rgc, r.map_or(0, |r| u64::from(r.cons)));
             self.step()?;
+
+            // Requests are posted while the engine is idle before the frame they precede.
+            if !hdr_taken && self.dut.get(o_hr) == 1 {
+                while posts.front().is_some_and(|p| p.before <= next_frame) {
+                    let p = posts.pop_front().expect("checked");
+                    self.post_recv(p.row, &p.entry)?;
+                }
+                if !posts.is_empty() && reqs.is_empty() {
+                    return Err("receive requests posted after the last request".into());
+                }
+            }
+            if rl && self.dut.get(o_rlv) == 1 {
+                rq_look = Some(self.dut.get(o_rlq) as usize);
+            }
+            if rc && self.dut.get(o_rcv) == 1 {
+                let row = self.dut.get(o_rcq) as usize;
+                let index = self.dut.get(o_rci) as u16;
+                let r = self.rings[row].as_mut().ok_or(format!(
+                    "cycle {cycle}: a commit to row {row}, which has no ring"
+                ))?;
+                if index != r.cons.wrapping_add(1) || r.cons == r.prod {
+                    return Err(format!(
+                        "cycle {cycle}: row {row}'s ring committed to {index} (producer {}, consumer {})",
+                        r.prod, r.cons
+                    ));
+                }
+                r.cons = index;
+            }
+            if cr && self.dut.get(o_cv) == 1 {
+                cqe.extend_from_slice(&self.dut.get(o_cd).to_le_bytes());
+                if self.dut.get(o_cl) == 1 {
+                    let e: [u8; 32] = cqe.as_slice().try_into().map_err(|_| {
+                        format!("cycle {cycle}: a completion of {} bytes", cqe.len())
+                    })?;
+                    self.completions.push((self.dut.get(o_ccq) as u16, e));
+                    cqe.clear();
+                }
+            }
 
             if hdr_valid && self.dut.get(o_hr) == 1 {
                 hdr_taken = true;
                 beat = 0;
                 if reqs.front().is_some_and(|r| r.1.is_empty()) {
                     reqs.pop_front();
+                    next_frame += 1;
                     hdr_taken = false;
                     stats.taken.push(cycle);
                 }
@@ -332,6 +486,7 @@ impl<D: PortDut> ResponderSim<D> {
                 beat += 1;
                 if tl {
                     reqs.pop_front();
+                    next_frame += 1;
                     hdr_taken = false;
                     stats.taken.push(cycle);
                 }
@@ -432,6 +587,7 @@ impl<D: PortDut> ResponderSim<D> {
                 && write.is_none()
                 && done_in.is_none()
                 && beats.is_empty()
+                && cqe.is_empty()
                 && self.dut.get(o_pv) == 0;
             idle = if quiet { idle + 1 } else { 0 };
             self.tick();

@@ -15,14 +15,16 @@ use std::net::{IpAddr, Ipv4Addr};
 
 use rnic_cosim::axis::Rng;
 use rnic_cosim::transport::descriptor_of;
-use rnic_driver::responder_sim::ResponderSim;
+use rnic_driver::queues::{Completion, encode_recv};
+use rnic_driver::responder_sim::{Post, ResponderSim};
 use rnic_driver::tables::{QpContext, encode_mr, encode_qp};
 use rnic_hw::transport_header::TransportHeader;
 use rnic_transport::mr::{MrInfo, MrSpec};
 use rnic_transport::nic::{Nic, NicConfig};
 use rnic_transport::qp::QpInit;
 use rnic_transport::verbs::{
-    Access, AddressVector, AttrMask, Mtu, QpAttr, QpState, QpType, SendWr, WrOpcode,
+    Access, AddressVector, AttrMask, Mtu, QpAttr, QpState, QpType, RecvWr, SendWr, WcStatus,
+    WrOpcode,
 };
 use rnic_wire::{MacAddr, RocePacket};
 
@@ -47,6 +49,12 @@ struct Model {
     attr_b: QpAttr,
     ctx_b: QpContext,
     mr_b: MrInfo,
+    /// B's completion queue.
+    cq_b: usize,
+    /// The link: the model's time, frames in flight (arrival time, sequence, to B?, bytes).
+    now: u64,
+    seq: u64,
+    flight: Vec<(u64, u64, bool, Vec<u8>)>,
 }
 
 fn bring_up(nic: &mut Nic, qpn: u32, attr: &QpAttr) {
@@ -170,6 +178,10 @@ fn model(rng: &mut Rng, mtu: Mtu, ack_every: u32, mdra: u8) -> Model {
         attr_b: bt,
         ctx_b,
         mr_b,
+        cq_b: cb,
+        now: 0,
+        seq: 0,
+        flight: Vec::new(),
     }
 }
 
@@ -181,15 +193,18 @@ struct Faults {
     delay: f64,
 }
 
-/// Runs the pair until quiet; returns the frames B received, in order, and B's responses.
-fn run_model(m: &mut Model, rng: &mut Rng, f: Faults) -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
+/// Runs the pair until quiet (or, with `until`, until nothing happens before that time);
+/// returns the frames B received, in order, and B's responses.
+fn run_model(
+    m: &mut Model,
+    rng: &mut Rng,
+    f: Faults,
+    until: Option<u64>,
+) -> (Vec<Vec<u8>>, Vec<Vec<u8>>) {
     const LAT: u64 = 2_000;
-    let mut now = 0u64;
-    let mut seq = 0u64;
-    // (arrival time, sequence, to B?, bytes)
-    let mut flight: Vec<(u64, u64, bool, Vec<u8>)> = Vec::new();
     let (mut to_b, mut from_b) = (Vec::new(), Vec::new());
     for _ in 0..2_000_000 {
+        let now = m.now;
         for to_b_dir in [true, false] {
             let frames = if to_b_dir {
                 m.a.poll(now)
@@ -206,13 +221,14 @@ fn run_model(m: &mut Model, rng: &mut Rng, f: Faults) -> (Vec<Vec<u8>>, Vec<Vec<
                 let copies = if rng.chance(f.dup) { 2 } else { 1 };
                 for _ in 0..copies {
                     let extra = if rng.chance(f.delay) { 3 * LAT } else { 0 };
-                    flight.push((now + LAT + extra, seq, to_b_dir, bytes.clone()));
-                    seq += 1;
+                    m.flight
+                        .push((now + LAT + extra, m.seq, to_b_dir, bytes.clone()));
+                    m.seq += 1;
                 }
             }
         }
-        flight.sort_by_key(|x| (x.0, x.1));
-        let frame_t = flight.first().map(|x| x.0);
+        m.flight.sort_by_key(|x| (x.0, x.1));
+        let frame_t = m.flight.first().map(|x| x.0);
         let timer_t = [m.a.next_deadline(), m.b.next_deadline()]
             .into_iter()
             .flatten()
@@ -220,9 +236,13 @@ fn run_model(m: &mut Model, rng: &mut Rng, f: Faults) -> (Vec<Vec<u8>>, Vec<Vec<
         let Some(t) = [frame_t, timer_t].into_iter().flatten().min() else {
             return (to_b, from_b);
         };
-        now = now.max(t);
-        while flight.first().is_some_and(|x| x.0 <= now) {
-            let (_, _, dir, bytes) = flight.remove(0);
+        if until.is_some_and(|u| t > u) {
+            return (to_b, from_b);
+        }
+        m.now = m.now.max(t);
+        let now = m.now;
+        while m.flight.first().is_some_and(|x| x.0 <= now) {
+            let (_, _, dir, bytes) = m.flight.remove(0);
             if dir {
                 to_b.push(bytes.clone());
                 m.b.receive(now, &bytes);
@@ -357,7 +377,7 @@ fn scenario(seed: u64, mtu: Mtu, f: Faults, outside: bool, mix: bool) -> Covered
     let mut from_b = Vec::new();
     for _ in 0..3 {
         post_requests(&mut m, &mut rng, 30, outside, mix);
-        let (t, r) = run_model(&mut m, &mut rng, f);
+        let (t, r) = run_model(&mut m, &mut rng, f, None);
         to_b.extend(t);
         from_b.extend(r);
     }
@@ -495,5 +515,244 @@ fn requests_outside_the_region_are_refused_as_the_model() {
     };
     for seed in 11..=13 {
         scenario(seed, Mtu::M1024, f, true, seed == 13);
+    }
+}
+
+/// B's receive ring: its device address and log2 of its entries.
+const RQ_BASE: u64 = 0x3_0000_0000;
+const RQ_LOG: u32 = 8;
+
+/// How a SEND scenario spoils one receive request (at most one: the QP is in error after it).
+#[derive(Clone, Copy, PartialEq)]
+enum Spoil {
+    None,
+    /// An entry's key with a wrong tag: the first packet fails (LOC_QP_OP_ERR).
+    Key,
+    /// Entries a byte or more shorter than the message (LOC_LEN_ERR).
+    Short,
+}
+
+/// A receive request for a message of `len` bytes: 0-3 entries in B's region (none only for
+/// an empty message) totalling `len` or a little more, each at a random offset.
+fn recv_for(rng: &mut Rng, wr_id: u64, len: u64, spoil: Spoil) -> RecvWr {
+    let mut total = len + if rng.chance(0.5) { 0 } else { rng.below(64) };
+    if spoil == Spoil::Short {
+        total = len - 1 - rng.below(len.min(8));
+    }
+    let n = if total == 0 && rng.chance(0.5) {
+        0
+    } else {
+        1 + rng.below(3)
+    };
+    let mut wr = RecvWr::new(wr_id);
+    let mut left = total;
+    for k in 0..n {
+        let take = if k + 1 == n {
+            left
+        } else {
+            rng.below(left + 1)
+        };
+        left -= take;
+        let off = rng.below(LEN_B - take + 1);
+        let mut key = KEY_B;
+        if spoil == Spoil::Key && k + 1 == n {
+            key ^= 1 + rng.below(255) as u32;
+        }
+        wr = wr.sge(VA_B + off, take as u32, key);
+    }
+    wr
+}
+
+/// SENDs (with and without immediate) and WRITEs with immediate from A, each taking one of B's
+/// receive requests. Some requests are posted only after A has met RNR NAKs for lack of them;
+/// with `spoil`, one request is bad and the QP fails there, its ring flushed. The hardware
+/// gets the same requests in its ring at the same points of the frame stream, and must send
+/// what the model sends, write the same bytes and hand over the same completions, in order,
+/// with their ring indices.
+fn send_scenario(seed: u64, mtu: Mtu, f: Faults, spoil: Spoil) -> (usize, usize, u64) {
+    let mut rng = Rng::new(seed);
+    let ack_every = 1 + rng.below(8) as u32;
+    let mut m = model(&mut rng, mtu, ack_every, 1);
+    let mtu_b = m.attr_b.path_mtu.bytes() as u64;
+    let row = (m.qb & 63) as usize;
+    let (mut to_b, mut from_b) = (Vec::new(), Vec::new());
+    let mut posts = Vec::new();
+    let mut post = |m: &mut Model, before: usize, wr: RecvWr| {
+        posts.push(Post {
+            before,
+            row,
+            entry: encode_recv(&wr).unwrap(),
+        });
+        m.b.post_recv(m.qb, wr).unwrap();
+    };
+    let mut wr_id = 0u64;
+    let rounds = if spoil == Spoil::None { 3 } else { 1 };
+    let n = 14;
+    for _ in 0..rounds {
+        let bad = if spoil == Spoil::None {
+            n
+        } else {
+            rng.below(n as u64) as usize
+        };
+        let mut held = Vec::new();
+        let hold = if spoil == Spoil::None {
+            1 + rng.below(3) as usize
+        } else {
+            0
+        };
+        for k in 0..n {
+            let mut len = match rng.below(4) {
+                0 => rng.below(16),
+                1 => mtu_b * (1 + rng.below(3)) - rng.below(2),
+                _ => rng.below(3 * mtu_b + 100),
+            };
+            let mut kind = rng.below(4);
+            let s = if k == bad {
+                // The bad one is a SEND (a WRITE with immediate does not use the entries).
+                kind %= 3;
+                len = len.max(1);
+                spoil
+            } else {
+                Spoil::None
+            };
+            let wr = recv_for(&mut rng, 1000 + wr_id, len, s);
+            if k + hold >= n {
+                held.push(wr);
+            } else {
+                post(&mut m, to_b.len(), wr);
+            }
+            let src = rng.below(64 * 1024 - len + 1);
+            let mut sw = match kind {
+                0 | 1 => SendWr::new(wr_id, WrOpcode::Send),
+                2 => SendWr::new(wr_id, WrOpcode::SendWithImm).imm(rng.next_u64() as u32),
+                _ => SendWr::new(wr_id, WrOpcode::RdmaWriteWithImm)
+                    .imm(rng.next_u64() as u32)
+                    .remote(VA_B + rng.below(LEN_B - len + 1), KEY_B),
+            };
+            if len > 0 {
+                sw = sw.sge(m.mr_a.va + src, len as u32, m.mr_a.lkey);
+            }
+            let _ = m.a.post_send(m.qa, sw);
+            wr_id += 1;
+        }
+        if !held.is_empty() {
+            // A meets RNR NAKs for the last messages; then they get their requests.
+            let until = m.now + 3_000_000;
+            let (t, r) = run_model(&mut m, &mut rng, f, Some(until));
+            to_b.extend(t);
+            from_b.extend(r);
+            for wr in held {
+                post(&mut m, to_b.len(), wr);
+            }
+        }
+        let (t, r) = run_model(&mut m, &mut rng, f, None);
+        to_b.extend(t);
+        from_b.extend(r);
+    }
+
+    let mut s = ResponderSim::lockstep(seed, 0.25).unwrap();
+    s.set_qp(row, &encode_qp(&m.attr_b, &m.ctx_b).unwrap());
+    s.set_mr((KEY_B >> 8) as usize, &encode_mr(&m.mr_b, BASE_B).unwrap());
+    s.map(BASE_B, LEN_B as usize);
+    assert!(s.fill(BASE_B, &m.fill_b));
+    s.set_rq(row, RQ_BASE, RQ_LOG);
+    s.init_qp(row, m.attr_b.rq_psn).unwrap();
+    let (resp, _) = s
+        .run_posting(&to_b, &posts)
+        .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+
+    let want = model_responses(&from_b);
+    for (k, (g, w)) in resp.iter().zip(&want).enumerate() {
+        assert_eq!(
+            (&g.desc, &g.payload),
+            (&w.0, &w.1),
+            "seed {seed}: response {k} of {}",
+            want.len()
+        );
+    }
+    assert_eq!(resp.len(), want.len(), "seed {seed}: responses");
+    let hw_mem = s.read(BASE_B, LEN_B as usize).expect("mapped");
+    let model_mem = m.b.mr_bytes(m.mr_b.rkey).expect("B's region");
+    if let Some(k) = (0..model_mem.len()).find(|&k| model_mem[k] != hw_mem[k]) {
+        panic!(
+            "seed {seed}: region byte {k:#x} differs: hardware {:#x}, model {:#x}",
+            hw_mem[k], model_mem[k]
+        );
+    }
+    let wcs = m.b.poll_cq(m.cq_b, 100_000);
+    for (k, ((cq, e), wc)) in s.completions.iter().zip(&wcs).enumerate() {
+        let c = Completion::decode(e).unwrap_or_else(|f| panic!("seed {seed}: cqe {k}: {f:?}"));
+        assert_eq!(
+            (
+                &c.work_completion(),
+                u32::from(*cq),
+                usize::from(c.wqe_index)
+            ),
+            (wc, m.ctx_b.recv_cq, k),
+            "seed {seed}: completion {k} of {}",
+            wcs.len()
+        );
+    }
+    assert_eq!(s.completions.len(), wcs.len(), "seed {seed}: completions");
+    assert_eq!(
+        s.rq_consumer(row),
+        Some(wcs.len() as u16),
+        "seed {seed}: the ring's consumer"
+    );
+    assert_eq!(
+        s.counter("cnt_executed"),
+        m.b.counters.resp_executed,
+        "seed {seed}: executed"
+    );
+    let rnr = want
+        .iter()
+        .filter(|r| {
+            let h = TransportHeader::unpack(&r.0);
+            h.get("OpCode") == 0x11 && h.get("ext_key") >> 29 == 1
+        })
+        .count();
+    let errors = wcs.iter().filter(|w| w.status != WcStatus::Success).count();
+    eprintln!(
+        "seed {seed} mtu {}: {} frames in, {} responses ({rnr} RNR NAKs), {} completions ({errors} errors)",
+        mtu.bytes(),
+        to_b.len(),
+        want.len(),
+        wcs.len()
+    );
+    (wcs.len(), rnr, errors as u64)
+}
+
+#[test]
+fn sends_into_receive_requests_equal_the_model() {
+    let f = Faults {
+        drop: 0.04,
+        dup: 0.03,
+        delay: 0.03,
+    };
+    let (mut wcs, mut rnr) = (0, 0);
+    for (seed, mtu) in [(31, Mtu::M256), (32, Mtu::M1024), (33, Mtu::M4096)] {
+        let (w, r, e) = send_scenario(seed, mtu, f, Spoil::None);
+        assert_eq!(e, 0, "seed {seed}: no errors without a bad request");
+        wcs += w;
+        rnr += r;
+    }
+    assert!(wcs >= 100 && rnr > 0, "{wcs} completions, {rnr} RNR NAKs");
+}
+
+#[test]
+fn bad_receive_requests_fail_the_qp_as_the_model() {
+    let f = Faults {
+        drop: 0.02,
+        dup: 0.02,
+        delay: 0.0,
+    };
+    for (seed, spoil) in [
+        (41, Spoil::Key),
+        (42, Spoil::Short),
+        (43, Spoil::Key),
+        (44, Spoil::Short),
+    ] {
+        let (_, _, errors) = send_scenario(seed, Mtu::M1024, f, spoil);
+        assert!(errors > 0, "seed {seed}: the bad request fails");
     }
 }

@@ -6,7 +6,19 @@
 //! - WRITE (FIRST, MIDDLE, LAST, ONLY): the payload written through the DMA port at the
 //!   region's device address (FIRST and ONLY) or where the open WRITE left off (MIDDLE and
 //!   LAST), then ePSN, the open WRITE's address and residual and, on its last packet, the MSN
-//!   advanced; an ACK when AckReq is set, sent once the bytes are in host memory;
+//!   advanced; an ACK when AckReq is set, sent once the bytes are in host memory; WRITE LAST
+//!   and ONLY with immediate complete the receive request at the ring's head
+//!   (RECV_RDMA_WITH_IMM, the WRITE's length);
+//! - SEND (FIRST, MIDDLE, LAST, ONLY, with immediate or invalidate): for every packet the
+//!   receive request at the head of the QP's receive ring is read and its entries checked
+//!   ([`crate::recv_wqe`]; the ring moves on only when a message completes, so every packet
+//!   of a message finds its request there); the packet's bytes, from where the message's
+//!   earlier packets left off (`WR_LEN` of the state row), go into the entries as up to three
+//!   DMA writes ([`crate::payload_scatter`]); the last packet's completion (RECV, the
+//!   message's length, the immediate) is handed over once the bytes are in host memory, then
+//!   the request is committed. Entries the NIC may not write (first packet: remote operation
+//!   NAK, LOC_QP_OP_ERR) or too short for the message (invalid request NAK, LOC_LEN_ERR) are
+//!   fatal, not one byte written;
 //! - READ: the MSN advanced, ePSN moved past the responses, the READ kept in a resource slot,
 //!   then one response per path MTU (FIRST, MIDDLE ..., LAST, or ONLY; AETH on all but
 //!   MIDDLE), each payload read through the DMA port into a frame FIFO (room reserved before
@@ -21,15 +33,22 @@
 //!   its PSN (starting with MIDDLE or LAST when it starts inside the original), the slot's VA
 //!   moved to it; a duplicate atomic answered with the kept original value; one matching no
 //!   slot dropped;
-//! - RNR: an RNR NAK with the QP's timer code (no receive queue yet, so every SEND);
+//! - RNR: an RNR NAK with the QP's timer code when a SEND's first packet (or a WRITE with
+//!   immediate's last) finds the receive ring empty;
 //! - a remote access error or invalid request: its NAK, and the QP's responder state marked
-//!   in error, so that later requests are dropped; nothing is written;
+//!   in error, so that later requests are dropped; nothing is written. Then the receive ring
+//!   is flushed: the request a SEND in progress was using completes with the error
+//!   (REM_ACCESS_ERR, REM_INV_REQ_ERR, or the SEND's own) and the bytes it took, every other
+//!   posted request with WR_FLUSH_ERR, each committed after its completion. Requests posted
+//!   after that are the host's to flush (the QP is in ERR);
 //! - requests for a QP beyond the table, not RC, not in RTR or RTS, or in error, and P_Keys
 //!   other than the default: dropped and counted (`cnt_dropped`), their payload discarded.
 //!
 //! A QP keeps its newest min(MAX_DEST_RD_ATOMIC, 4) READs and atomics (the model keeps
-//! MAX_DEST_RD_ATOMIC: equal up to 4). SENDs that pass the checks are not executed yet:
-//! counted (`cnt_unsupported`) and dropped, the state unchanged. Responses leave as send
+//! MAX_DEST_RD_ATOMIC: equal up to 4). The model checks a SEND's entries in full at its
+//! first packet and only the parts each later packet writes; here every packet checks them
+//! in full (equal unless a region shrinks under a message in progress). A refused read of a
+//! receive request drops the packet (`cnt_dma_err`). Responses leave as send
 //! descriptors (a transport header) with the QP's row (`m_desc_qp`) for the address vector
 //! lookup; a descriptor with a payload has it whole on `m_axis_*`, in descriptor order.
 //!
@@ -41,6 +60,7 @@ use rust_hdl::prelude::*;
 
 use crate::commit_fifo::{CommitFifo, RESERVE_WORDS};
 use crate::payload_scatter::PayloadScatter;
+use crate::recv_wqe::RecvWqe;
 use crate::resp_check::RespCheck;
 use crate::row_table::{
     MR_BITS, QP_BITS, RR_BITS, RS_BITS, qp_offset_of, rr_offset_of, rs_offset_of,
@@ -74,6 +94,8 @@ field_split!(
         rnr: 5 => "MIN_RNR_TIMER",
         mtu: 3 => "PATH_MTU",
         mdra: 5 => "MAX_DEST_RD_ATOMIC",
+        pd: 16 => "PD",
+        rcq: 16 => "RECV_CQ",
     }
 );
 
@@ -209,6 +231,28 @@ pub struct Responder<const A: usize, const R: usize> {
     pub m_desc_ready: Signal<In, Bit>,
     pub m_desc_data: Signal<Out, Bits<TH_BITS>>,
     pub m_desc_qp: Signal<Out, Bits<A>>,
+    /// The receive rings' queue manager ([`crate::queue_mgr`], engine side): ring n is QP row
+    /// n's; a receive request is committed (`rq_commit_*`, the consumer moved past it) once
+    /// its completion has been handed over.
+    pub rq_look_valid: Signal<Out, Bit>,
+    pub rq_look_ready: Signal<In, Bit>,
+    pub rq_look_queue: Signal<Out, Bits<A>>,
+    pub rq_got_valid: Signal<In, Bit>,
+    pub rq_got_base: Signal<In, Bits<64>>,
+    pub rq_got_size: Signal<In, Bits<32>>,
+    pub rq_got_prod: Signal<In, Bits<16>>,
+    pub rq_got_cons: Signal<In, Bits<16>>,
+    pub rq_commit_valid: Signal<Out, Bit>,
+    pub rq_commit_ready: Signal<In, Bit>,
+    pub rq_commit_queue: Signal<Out, Bits<A>>,
+    pub rq_commit_index: Signal<Out, Bits<16>>,
+    /// Completions for the completion writer ([`crate::cq_writer`]): a `cqe`'s four beats,
+    /// the CQ (the QP's RECV_CQ) with every beat.
+    pub m_cqe_valid: Signal<Out, Bit>,
+    pub m_cqe_ready: Signal<In, Bit>,
+    pub m_cqe_cq: Signal<Out, Bits<16>>,
+    pub m_cqe_data: Signal<Out, Bits<64>>,
+    pub m_cqe_last: Signal<Out, Bit>,
     /// The payloads of READ responses, one frame per descriptor with a payload; `tuser` marks
     /// a payload whose read the host refused.
     pub m_axis_tdata: Signal<Out, Bits<64>>,
@@ -217,12 +261,11 @@ pub struct Responder<const A: usize, const R: usize> {
     pub m_axis_tuser: Signal<Out, Bit>,
     pub m_axis_tvalid: Signal<Out, Bit>,
     pub m_axis_tready: Signal<In, Bit>,
-    /// Requests executed; dropped before the checks; passed but not executed yet; DMA reads
-    /// and writes the host refused; duplicates answered again; duplicates matching no kept
-    /// READ or atomic (each wraps at 2^32).
+    /// Requests executed; dropped before the checks; DMA reads and writes the host refused;
+    /// duplicates answered again; duplicates matching no kept READ or atomic (each wraps at
+    /// 2^32).
     pub cnt_executed: Signal<Out, Bits<32>>,
     pub cnt_dropped: Signal<Out, Bits<32>>,
-    pub cnt_unsupported: Signal<Out, Bits<32>>,
     pub cnt_dma_err: Signal<Out, Bits<32>>,
     pub cnt_replayed: Signal<Out, Bits<32>>,
     pub cnt_dup_dropped: Signal<Out, Bits<32>>,
@@ -232,6 +275,7 @@ pub struct Responder<const A: usize, const R: usize> {
     res: RAM<Bits<RR_BITS>, R>,
     fifo: CommitFifo,
     scat: PayloadScatter,
+    recv: RecvWqe<A, A>,
     req: ReqFields,
     qpf: QpAttrFields,
     stf: StateFields,
@@ -306,12 +350,69 @@ pub struct Responder<const A: usize, const R: usize> {
     rsv: DFF<Bits<12>>,
     cnt_exec: DFF<Bits<32>>,
     cnt_drop: DFF<Bits<32>>,
-    cnt_unsup: DFF<Bits<32>>,
     cnt_dmae: DFF<Bits<32>>,
     cnt_rep: DFF<Bits<32>>,
     cnt_dupd: DFF<Bits<32>>,
+    /// The receive request at the ring's head has been read for this request.
+    wq_have: DFF<Bit>,
+    /// A SEND's pieces, in four registered stages from the request, the state row and the
+    /// receive request (steady from RQ_WAIT on; ACT comes at least five clocks later): the
+    /// message range [off, end) and the entries' starts; each piece's range; its offset in
+    /// its entry and its length; its device address.
+    x_off: DFF<Bits<34>>,
+    x_end: DFF<Bits<34>>,
+    x_c1: DFF<Bits<34>>,
+    x_c2: DFF<Bits<34>>,
+    y_c1: DFF<Bits<34>>,
+    y_c2: DFF<Bits<34>>,
+    y_lo0: DFF<Bits<34>>,
+    y_hi0: DFF<Bits<34>>,
+    y_lo1: DFF<Bits<34>>,
+    y_hi1: DFF<Bits<34>>,
+    y_lo2: DFF<Bits<34>>,
+    y_hi2: DFF<Bits<34>>,
+    y_over: DFF<Bit>,
+    q_off0: DFF<Bits<34>>,
+    q_off1: DFF<Bits<34>>,
+    q_off2: DFF<Bits<34>>,
+    q_len0: DFF<Bits<16>>,
+    q_len1: DFF<Bits<16>>,
+    q_len2: DFF<Bits<16>>,
+    p_a0: DFF<Bits<64>>,
+    p_a1: DFF<Bits<64>>,
+    p_a2: DFF<Bits<64>>,
+    /// The completion to hand over after the payload (status, opcode, flags, byte length,
+    /// immediate), and its beat.
+    c_pend: DFF<Bit>,
+    c_status: DFF<Bits<8>>,
+    c_op: DFF<Bits<8>>,
+    c_flags: DFF<Bits<8>>,
+    c_len: DFF<Bits<32>>,
+    c_imm: DFF<Bits<32>>,
+    c_beat: DFF<Bits<2>>,
+    /// A fatal error: the receive ring is flushed after the NAK (`fl_pend`, then `fl_on`
+    /// in the loop), its head completing with `fl_status` and `fl_len` (the receive in
+    /// progress) and the rest with WR_FLUSH_ERR.
+    fl_pend: DFF<Bit>,
+    fl_on: DFF<Bit>,
+    fl_status: DFF<Bits<8>>,
+    fl_len: DFF<Bits<32>>,
     // Locals.
     write: Signal<Local, Bit>,
+    send: Signal<Local, Bit>,
+    s_first: Signal<Local, Bit>,
+    s_last: Signal<Local, Bit>,
+    s_only: Signal<Local, Bit>,
+    imm: Signal<Local, Bit>,
+    wimm_end: Signal<Local, Bit>,
+    need_wqe: Signal<Local, Bit>,
+    wq_ok: Signal<Local, Bit>,
+    s_off: Signal<Local, Bits<34>>,
+    d_lo1: Signal<Local, Bits<34>>,
+    d_lo2: Signal<Local, Bits<34>>,
+    d_len0: Signal<Local, Bits<34>>,
+    d_len1: Signal<Local, Bits<34>>,
+    d_len2: Signal<Local, Bits<34>>,
     sendwrite: Signal<Local, Bit>,
     read: Signal<Local, Bit>,
     atomic: Signal<Local, Bit>,
@@ -391,6 +492,7 @@ pub struct Responder<const A: usize, const R: usize> {
     k_syn_seq: Constant<Bits<8>>,
     k_syn_inv: Constant<Bits<8>>,
     k_syn_acc: Constant<Bits<8>>,
+    k_syn_op: Constant<Bits<8>>,
 }
 
 impl<const A: usize, const R: usize> Default for Responder<A, R> {
@@ -444,6 +546,23 @@ impl<const A: usize, const R: usize> Default for Responder<A, R> {
             m_desc_ready: Default::default(),
             m_desc_data: Default::default(),
             m_desc_qp: Default::default(),
+            rq_look_valid: Default::default(),
+            rq_look_ready: Default::default(),
+            rq_look_queue: Default::default(),
+            rq_got_valid: Default::default(),
+            rq_got_base: Default::default(),
+            rq_got_size: Default::default(),
+            rq_got_prod: Default::default(),
+            rq_got_cons: Default::default(),
+            rq_commit_valid: Default::default(),
+            rq_commit_ready: Default::default(),
+            rq_commit_queue: Default::default(),
+            rq_commit_index: Default::default(),
+            m_cqe_valid: Default::default(),
+            m_cqe_ready: Default::default(),
+            m_cqe_cq: Default::default(),
+            m_cqe_data: Default::default(),
+            m_cqe_last: Default::default(),
             m_axis_tdata: Default::default(),
             m_axis_tkeep: Default::default(),
             m_axis_tlast: Default::default(),
@@ -452,7 +571,6 @@ impl<const A: usize, const R: usize> Default for Responder<A, R> {
             m_axis_tready: Default::default(),
             cnt_executed: Default::default(),
             cnt_dropped: Default::default(),
-            cnt_unsupported: Default::default(),
             cnt_dma_err: Default::default(),
             cnt_replayed: Default::default(),
             cnt_dup_dropped: Default::default(),
@@ -461,6 +579,7 @@ impl<const A: usize, const R: usize> Default for Responder<A, R> {
             res: RAM::new(Default::default()),
             fifo: Default::default(),
             scat: Default::default(),
+            recv: Default::default(),
             req: Default::default(),
             qpf: Default::default(),
             stf: Default::default(),
@@ -525,10 +644,57 @@ impl<const A: usize, const R: usize> Default for Responder<A, R> {
             rsv: Default::default(),
             cnt_exec: Default::default(),
             cnt_drop: Default::default(),
-            cnt_unsup: Default::default(),
             cnt_dmae: Default::default(),
             cnt_rep: Default::default(),
             cnt_dupd: Default::default(),
+            wq_have: Default::default(),
+            x_off: Default::default(),
+            x_end: Default::default(),
+            x_c1: Default::default(),
+            x_c2: Default::default(),
+            y_c1: Default::default(),
+            y_c2: Default::default(),
+            y_lo0: Default::default(),
+            y_hi0: Default::default(),
+            y_lo1: Default::default(),
+            y_hi1: Default::default(),
+            y_lo2: Default::default(),
+            y_hi2: Default::default(),
+            y_over: Default::default(),
+            q_off0: Default::default(),
+            q_off1: Default::default(),
+            q_off2: Default::default(),
+            q_len0: Default::default(),
+            q_len1: Default::default(),
+            q_len2: Default::default(),
+            p_a0: Default::default(),
+            p_a1: Default::default(),
+            p_a2: Default::default(),
+            c_pend: Default::default(),
+            c_status: Default::default(),
+            c_op: Default::default(),
+            c_flags: Default::default(),
+            c_len: Default::default(),
+            c_imm: Default::default(),
+            c_beat: Default::default(),
+            fl_pend: Default::default(),
+            fl_on: Default::default(),
+            fl_status: Default::default(),
+            fl_len: Default::default(),
+            send: Default::default(),
+            s_first: Default::default(),
+            s_last: Default::default(),
+            s_only: Default::default(),
+            imm: Default::default(),
+            wimm_end: Default::default(),
+            need_wqe: Default::default(),
+            wq_ok: Default::default(),
+            s_off: Default::default(),
+            d_lo1: Default::default(),
+            d_lo2: Default::default(),
+            d_len0: Default::default(),
+            d_len1: Default::default(),
+            d_len2: Default::default(),
             write: Default::default(),
             sendwrite: Default::default(),
             read: Default::default(),
@@ -607,6 +773,7 @@ impl<const A: usize, const R: usize> Default for Responder<A, R> {
             k_syn_seq: Constant::new(bits::<8>(0x60)),
             k_syn_inv: Constant::new(bits::<8>(0x61)),
             k_syn_acc: Constant::new(bits::<8>(0x62)),
+            k_syn_op: Constant::new(bits::<8>(0x63)),
         }
     }
 }
@@ -621,9 +788,13 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
             e_va, e_len, e_rkey, res_q, t_match, t_in, at_new, rd_addr, rd_left, rd_psn, rd_first,
             rd_mid, rd_seg, rd_op, rd_last, rd_aeth, rd_outs_m1, rd_lkeep, rd_off, rd_ocnt,
             rd_prev, rd_have, rd_err, rd_n, rd_lastpsn, rd_endpsn, rsv, cnt_exec, cnt_drop,
-            cnt_unsup, cnt_dmae, cnt_rep, cnt_dupd
+            cnt_dmae, cnt_rep, cnt_dupd, wq_have, x_off, x_end, x_c1, x_c2, y_c1, y_c2, y_lo0,
+            y_hi0, y_lo1, y_hi1, y_lo2, y_hi2, y_over, q_off0, q_off1, q_off2, q_len0, q_len1,
+            q_len2, p_a0, p_a1, p_a2, c_pend, c_status, c_op, c_flags, c_len, c_imm, c_beat,
+            fl_pend, fl_on, fl_status, fl_len
         );
-        clock!(self, clock, chk, fifo, scat);
+        clock!(self, clock, chk, fifo, scat, recv);
+        self.recv.reset.next = self.reset.val();
         self.scat.reset.next = self.reset.val();
         self.chk.reset.next = self.reset.val();
         self.fifo.reset.next = self.reset.val();
@@ -662,6 +833,82 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
         self.mid.next = self.req.op.val() == 7;
         self.last.next = (self.req.op.val() == 8) | (self.req.op.val() == 9);
         self.only.next = (self.req.op.val() == 10) | (self.req.op.val() == 11);
+        // SEND FIRST 0x00, MIDDLE 0x01, LAST 0x02 (0x03 with immediate, 0x16 with invalidate),
+        // ONLY 0x04 (0x05, 0x17); WRITE LAST and ONLY with immediate (0x09, 0x0B) complete a
+        // receive request too.
+        self.send.next = self.sendwrite.val() & !self.write.val();
+        self.s_first.next = self.req.op.val() == 0;
+        self.s_last.next =
+            (self.req.op.val() == 2) | (self.req.op.val() == 3) | (self.req.op.val() == 22);
+        self.s_only.next =
+            (self.req.op.val() == 4) | (self.req.op.val() == 5) | (self.req.op.val() == 23);
+        self.imm.next = (self.req.op.val() == 3)
+            | (self.req.op.val() == 5)
+            | (self.req.op.val() == 9)
+            | (self.req.op.val() == 11);
+        self.wimm_end.next = (self.req.op.val() == 9) | (self.req.op.val() == 11);
+        self.need_wqe.next = self.send.val() | self.wimm_end.val();
+        self.wq_ok.next = self.recv.m_ok.val() & !self.recv.m_empty.val();
+
+        // ---- A SEND's pieces: the message range [off, end) against the entries' ranges
+        // [0, c1), [c1, c2), [c2, total); each piece is their intersection (empty when it
+        // is not ahead of its start). Four registered stages (see `x_off`).
+        self.s_off.next = bit_cast::<34, 32>(self.stf.wlen.val());
+        if self.s_first.val() | self.s_only.val() {
+            self.s_off.next = 0.into();
+        }
+        self.x_off.d.next = self.s_off.val();
+        self.x_end.d.next = self.s_off.val() + bit_cast::<34, 16>(self.req.len.val());
+        self.x_c1.d.next = bit_cast::<34, 32>(self.recv.m_len0.val());
+        self.x_c2.d.next =
+            bit_cast::<34, 32>(self.recv.m_len0.val()) + bit_cast::<34, 32>(self.recv.m_len1.val());
+        self.y_c1.d.next = self.x_c1.q.val();
+        self.y_c2.d.next = self.x_c2.q.val();
+        self.y_lo0.d.next = self.x_off.q.val();
+        self.y_hi0.d.next = self.x_end.q.val();
+        if self.x_c1.q.val() < self.x_end.q.val() {
+            self.y_hi0.d.next = self.x_c1.q.val();
+        }
+        self.y_lo1.d.next = self.x_off.q.val();
+        if self.x_c1.q.val() > self.x_off.q.val() {
+            self.y_lo1.d.next = self.x_c1.q.val();
+        }
+        self.y_hi1.d.next = self.x_end.q.val();
+        if self.x_c2.q.val() < self.x_end.q.val() {
+            self.y_hi1.d.next = self.x_c2.q.val();
+        }
+        self.y_lo2.d.next = self.x_off.q.val();
+        if self.x_c2.q.val() > self.x_off.q.val() {
+            self.y_lo2.d.next = self.x_c2.q.val();
+        }
+        self.y_hi2.d.next = self.x_end.q.val();
+        if self.recv.m_total.val() < self.x_end.q.val() {
+            self.y_hi2.d.next = self.recv.m_total.val();
+        }
+        self.y_over.d.next = self.x_end.q.val() > self.recv.m_total.val();
+        self.d_lo1.next = self.y_lo1.q.val() - self.y_c1.q.val();
+        self.d_lo2.next = self.y_lo2.q.val() - self.y_c2.q.val();
+        self.d_len0.next = self.y_hi0.q.val() - self.y_lo0.q.val();
+        self.d_len1.next = self.y_hi1.q.val() - self.y_lo1.q.val();
+        self.d_len2.next = self.y_hi2.q.val() - self.y_lo2.q.val();
+        self.q_off0.d.next = self.y_lo0.q.val();
+        self.q_off1.d.next = self.d_lo1.val();
+        self.q_off2.d.next = self.d_lo2.val();
+        self.q_len0.d.next = 0.into();
+        if self.y_hi0.q.val() > self.y_lo0.q.val() {
+            self.q_len0.d.next = self.d_len0.val().get_bits::<16>(0);
+        }
+        self.q_len1.d.next = 0.into();
+        if self.y_hi1.q.val() > self.y_lo1.q.val() {
+            self.q_len1.d.next = self.d_len1.val().get_bits::<16>(0);
+        }
+        self.q_len2.d.next = 0.into();
+        if self.y_hi2.q.val() > self.y_lo2.q.val() {
+            self.q_len2.d.next = self.d_len2.val().get_bits::<16>(0);
+        }
+        self.p_a0.d.next = self.recv.m_addr0.val() + bit_cast::<64, 34>(self.q_off0.q.val());
+        self.p_a1.d.next = self.recv.m_addr1.val() + bit_cast::<64, 34>(self.q_off1.q.val());
+        self.p_a2.d.next = self.recv.m_addr2.val() + bit_cast::<64, 34>(self.q_off2.q.val());
         self.len64.next = bit_cast::<64, 16>(self.req.len.val());
         self.len32.next = bit_cast::<32, 16>(self.req.len.val());
         // RETH: DMALength is the low half of the middle slot.
@@ -852,8 +1099,10 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
         self.chk.s_qp.next = self.qp_row.q.val();
         self.chk.s_mr.next = self.mr_row.q.val();
         self.chk.s_state.next = self.st_row.q.val();
-        self.chk.s_wqe_ready.next = false;
-        self.chk.s_valid.next = (self.st.q.val() == 3) & self.qp_ok.val();
+        self.chk.s_wqe_ready.next = !self.recv.m_empty.val();
+        self.chk.s_valid.next = (self.st.q.val() == 3)
+            & self.qp_ok.val()
+            & (!self.need_wqe.val() | self.wq_have.q.val());
         self.chk.m_ready.next = self.st.q.val() == 4;
 
         // ---- Defaults.
@@ -861,9 +1110,56 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
         self.s_init_ready.next = self.st.q.val() == 0;
         self.s_axis_tready.next = false;
         self.qp_look_valid.next = false;
-        self.mr_look_valid.next = false;
         self.qp_look_row.next = self.req.dqp.val().get_bits::<A>(0);
+        // The region lookups and the DMA reads are the receive request fetch's while it runs
+        // (RQ_REQ, RQ_WAIT): it is idle otherwise, its valids low.
+        self.mr_look_valid.next = self.recv.mr_look_valid.val();
         self.mr_look_row.next = self.req.key.val().get_bits::<A>(8);
+        if self.st.q.val() == 28 {
+            self.mr_look_row.next = self.recv.mr_look_row.val();
+        }
+        self.recv.s_req_valid.next = false;
+        self.recv.s_req_ring.next = self.req.dqp.val().get_bits::<A>(0);
+        self.recv.s_req_pd.next = self.qpf.pd.val();
+        self.recv.m_ready.next = false;
+        self.recv.look_ready.next = self.rq_look_ready.val();
+        self.recv.got_valid.next = self.rq_got_valid.val();
+        self.recv.got_base.next = self.rq_got_base.val();
+        self.recv.got_size.next = self.rq_got_size.val();
+        self.recv.got_prod.next = self.rq_got_prod.val();
+        self.recv.got_cons.next = self.rq_got_cons.val();
+        self.rq_look_valid.next = self.recv.look_valid.val();
+        self.rq_look_queue.next = self.recv.look_queue.val();
+        self.recv.mr_look_ready.next = self.mr_look_ready.val();
+        self.recv.mr_got_data.next = self.mr_got_data.val();
+        self.recv.m_dma_rd_req_ready.next = self.m_dma_rd_req_ready.val();
+        self.recv.m_dma_rd_data_valid.next =
+            self.m_dma_rd_data_valid.val() & (self.st.q.val() == 28);
+        self.recv.m_dma_rd_data.next = self.m_dma_rd_data.val();
+        self.recv.m_dma_rd_data_last.next = self.m_dma_rd_data_last.val();
+        self.recv.m_dma_rd_data_err.next = self.m_dma_rd_data_err.val();
+        self.rq_commit_valid.next = false;
+        self.rq_commit_queue.next = self.req.dqp.val().get_bits::<A>(0);
+        self.rq_commit_index.next = self.recv.m_index.val() + self.k_one16.val();
+        // The completion's beats (cqe: WR_ID; BYTE_LEN, IMM; QPN, SRC_QP; STATUS, OPCODE,
+        // FLAGS, WQE_INDEX), PHASE left to the writer.
+        self.m_cqe_valid.next = self.st.q.val() == 29;
+        self.m_cqe_cq.next = self.qpf.rcq.val();
+        self.m_cqe_last.next = self.c_beat.q.val() == 3;
+        self.m_cqe_data.next = self.recv.m_wr_id.val();
+        if self.c_beat.q.val() == 1 {
+            self.m_cqe_data.next = bit_cast::<64, 32>(self.c_imm.q.val()) << 32
+                | bit_cast::<64, 32>(self.c_len.q.val());
+        }
+        if self.c_beat.q.val() == 2 {
+            self.m_cqe_data.next = bit_cast::<64, 24>(self.req.dqp.val());
+        }
+        if self.c_beat.q.val() == 3 {
+            self.m_cqe_data.next = bit_cast::<64, 16>(self.recv.m_index.val()) << 32
+                | bit_cast::<64, 8>(self.c_flags.q.val()) << 16
+                | bit_cast::<64, 8>(self.c_op.q.val()) << 8
+                | bit_cast::<64, 8>(self.c_status.q.val());
+        }
         self.mem.read_address.next = self.req.dqp.val().get_bits::<A>(0);
         self.mem.write_address.next = self.req.dqp.val().get_bits::<A>(0);
         self.mem.write_enable.next = false;
@@ -888,10 +1184,14 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
         self.rs_out.len.next = self.e_len.q.val();
         self.rs_out.rkey.next = self.e_rkey.q.val();
         self.res.write_data.next = self.rs_out.word.val();
-        self.m_dma_rd_req_valid.next = false;
+        self.m_dma_rd_req_valid.next = self.recv.m_dma_rd_req_valid.val();
         self.m_dma_rd_req_addr.next = self.rd_addr.q.val() & self.k_align.val();
         self.m_dma_rd_req_len.next = self.seg_tail.val();
-        self.m_dma_rd_data_ready.next = false;
+        if self.st.q.val() == 28 {
+            self.m_dma_rd_req_addr.next = self.recv.m_dma_rd_req_addr.val();
+            self.m_dma_rd_req_len.next = self.recv.m_dma_rd_req_len.val();
+        }
+        self.m_dma_rd_data_ready.next = self.recv.m_dma_rd_data_ready.val();
         // The DMA port's write side: the payload scatter's, but for an atomic's write.
         self.scat.s_cmd_valid.next = false;
         self.scat.s_cmd_addr0.next = self.dma_addr.q.val();
@@ -900,6 +1200,14 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
         self.scat.s_cmd_len1.next = 0.into();
         self.scat.s_cmd_addr2.next = self.k_zero64.val();
         self.scat.s_cmd_len2.next = 0.into();
+        if self.send.val() {
+            self.scat.s_cmd_addr0.next = self.p_a0.q.val();
+            self.scat.s_cmd_len0.next = self.q_len0.q.val();
+            self.scat.s_cmd_addr1.next = self.p_a1.q.val();
+            self.scat.s_cmd_len1.next = self.q_len1.q.val();
+            self.scat.s_cmd_addr2.next = self.p_a2.q.val();
+            self.scat.s_cmd_len2.next = self.q_len2.q.val();
+        }
         self.scat.s_axis_tdata.next = self.s_axis_tdata.val();
         self.scat.s_axis_tkeep.next = self.s_axis_tkeep.val();
         self.scat.s_axis_tlast.next = self.s_axis_tlast.val();
@@ -1003,7 +1311,6 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
         self.rd_err.d.next = self.rd_err.q.val();
         self.cnt_exec.d.next = self.cnt_exec.q.val();
         self.cnt_drop.d.next = self.cnt_drop.q.val();
-        self.cnt_unsup.d.next = self.cnt_unsup.q.val();
         self.cnt_dmae.d.next = self.cnt_dmae.q.val();
         self.cnt_rep.d.next = self.cnt_rep.q.val();
         self.cnt_dupd.d.next = self.cnt_dupd.q.val();
@@ -1033,6 +1340,10 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
         }
         // ---- LOOK: the QP and region rows (answered next cycle); the state row's read.
         if self.st.q.val() == 1 {
+            self.wq_have.d.next = false;
+            self.fl_on.d.next = false;
+            self.fl_pend.d.next = false;
+            self.c_pend.d.next = false;
             self.r_send.d.next = false;
             self.r_read.d.next = false;
             self.n_write.d.next = false;
@@ -1056,7 +1367,9 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
         // ---- PRE: the QP-level checks; then the responder's.
         if self.st.q.val() == 3 {
             if self.qp_ok.val() {
-                if self.chk.s_ready.val() {
+                if self.need_wqe.val() & !self.wq_have.q.val() {
+                    self.st.d.next = 27.into();
+                } else if self.chk.s_ready.val() {
                     self.st.d.next = 4.into();
                 }
             } else {
@@ -1109,6 +1422,25 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
             self.e_va.d.next = self.req.va.val();
             self.e_len.d.next = self.dlen.val();
             self.e_rkey.d.next = self.req.key.val();
+            // A completion (SEND, WRITE with immediate); a fatal error's flush, whose first
+            // request is the receive in progress when a SEND is open.
+            self.c_pend.d.next = false;
+            self.c_status.d.next = 0.into();
+            self.c_op.d.next = 128.into();
+            self.c_flags.d.next = 0.into();
+            self.c_len.d.next = self.x_end.q.val().get_bits::<32>(0);
+            self.c_imm.d.next = self.k_zero32.val();
+            if self.imm.val() {
+                self.c_flags.d.next = 2.into();
+                self.c_imm.d.next = self.req.mid.val().get_bits::<32>(32);
+            }
+            self.fl_pend.d.next = false;
+            self.fl_status.d.next = 5.into();
+            self.fl_len.d.next = self.k_zero32.val();
+            if self.stf.open.val() == 1 {
+                self.fl_status.d.next = 9.into();
+                self.fl_len.d.next = self.stf.wlen.val();
+            }
             self.st.d.next = 8.into();
             if !self.req.len.val().any() {
                 self.st.d.next = 10.into();
@@ -1132,6 +1464,15 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
                         self.n_open.d.next = 0.into();
                         self.n_msn.d.next = self.msn_next.val();
                         self.r_msn.d.next = self.msn_next.val();
+                    }
+                    // With immediate: the receive request completes with the WRITE's length.
+                    if self.wimm_end.val() {
+                        self.c_pend.d.next = true;
+                        self.c_op.d.next = 129.into();
+                        self.c_len.d.next = self.stf.wlen.val();
+                        if self.only.val() {
+                            self.c_len.d.next = self.dlen.val();
+                        }
                     }
                     self.r_send.d.next = self.req.ack.val().any();
                     if self.req.len.val().any() {
@@ -1159,9 +1500,37 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
                         self.st.d.next = 19.into();
                     }
                 } else {
-                    self.cnt_unsup.d.next = self.cnt_unsup.q.val() + self.k_one32.val();
-                    self.n_write.d.next = false;
-                    self.r_send.d.next = false;
+                    // A SEND: its bytes into the receive request's entries, from where the
+                    // message's earlier packets left off; its last packet completes it. A
+                    // request whose entries the NIC may not write (first packet) or too short
+                    // for the message is a fatal error, nothing written.
+                    self.cnt_exec.d.next = self.cnt_exec.q.val() + self.k_one32.val();
+                    self.n_nak.d.next = 0.into();
+                    if self.wq_ok.val() & !self.y_over.q.val() {
+                        self.n_epsn.d.next = self.psn_next.val();
+                        self.n_open.d.next = 1.into();
+                        self.n_wlen.d.next = self.x_end.q.val().get_bits::<32>(0);
+                        if self.s_last.val() | self.s_only.val() {
+                            self.n_open.d.next = 0.into();
+                            self.n_msn.d.next = self.msn_next.val();
+                            self.r_msn.d.next = self.msn_next.val();
+                            self.c_pend.d.next = true;
+                        }
+                        self.r_send.d.next = self.req.ack.val().any();
+                        if self.req.len.val().any() {
+                            self.st.d.next = 6.into();
+                        }
+                    } else {
+                        self.n_err.d.next = 1.into();
+                        self.r_syn.d.next = self.k_syn_inv.val();
+                        self.fl_pend.d.next = true;
+                        self.fl_status.d.next = 1.into();
+                        self.fl_len.d.next = self.x_off.q.val().get_bits::<32>(0);
+                        if !self.wq_ok.val() & (self.s_first.val() | self.s_only.val()) {
+                            self.r_syn.d.next = self.k_syn_op.val();
+                            self.fl_status.d.next = 2.into();
+                        }
+                    }
                 }
             }
             if self.verdict.q.val() == 1 {
@@ -1198,6 +1567,7 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
                 self.n_nak.d.next = 0.into();
                 self.n_err.d.next = 1.into();
                 self.r_syn.d.next = self.k_syn_inv.val();
+                self.fl_pend.d.next = true;
             }
             if (self.verdict.q.val() == 9)
                 | (self.verdict.q.val() == 10)
@@ -1207,6 +1577,10 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
                 self.n_nak.d.next = 0.into();
                 self.n_err.d.next = 1.into();
                 self.r_syn.d.next = self.k_syn_acc.val();
+                self.fl_pend.d.next = true;
+                if self.stf.open.val() == 1 {
+                    self.fl_status.d.next = 10.into();
+                }
             }
         }
         // ---- The WRITE's payload into host memory.
@@ -1250,9 +1624,74 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
             if self.r_read.q.val() {
                 self.st.d.next = 14.into();
             }
+            if self.c_pend.q.val() {
+                self.c_beat.d.next = 0.into();
+                self.st.d.next = 29.into();
+            }
         }
         if (self.st.q.val() == 11) & self.m_desc_ready.val() {
             self.st.d.next = 0.into();
+            if self.fl_pend.q.val() {
+                self.fl_on.d.next = true;
+                self.st.d.next = 27.into();
+            }
+        }
+        // ---- The receive request at the ring's head (RQ_REQ, RQ_WAIT): for a request that
+        // uses one (then the check), or for the flush (then its completion, or the end).
+        if self.st.q.val() == 27 {
+            self.recv.s_req_valid.next = true;
+            if self.recv.s_req_ready.val() {
+                self.st.d.next = 28.into();
+            }
+        }
+        if (self.st.q.val() == 28) & self.recv.m_valid.val() {
+            self.recv.m_ready.next = true;
+            if self.recv.m_dma_err.val() {
+                self.cnt_dmae.d.next = self.cnt_dmae.q.val() + self.k_one32.val();
+            }
+            if self.fl_on.q.val() {
+                self.st.d.next = 0.into();
+                if !self.recv.m_empty.val() & !self.recv.m_dma_err.val() {
+                    self.c_status.d.next = self.fl_status.q.val();
+                    self.c_len.d.next = self.fl_len.q.val();
+                    self.c_op.d.next = 128.into();
+                    self.c_flags.d.next = 0.into();
+                    self.c_imm.d.next = self.k_zero32.val();
+                    self.c_beat.d.next = 0.into();
+                    self.st.d.next = 29.into();
+                }
+            } else {
+                // A request read refused: the request is dropped (the requester sends it
+                // again).
+                self.wq_have.d.next = true;
+                self.st.d.next = 3.into();
+                if self.recv.m_dma_err.val() {
+                    self.st.d.next = 8.into();
+                }
+            }
+        }
+        // ---- CQE: the completion's four beats; then the request committed (RQ_COMMIT).
+        if (self.st.q.val() == 29) & self.m_cqe_ready.val() {
+            self.c_beat.d.next = self.c_beat.q.val() + self.k_one2.val();
+            if self.c_beat.q.val() == 3 {
+                self.st.d.next = 30.into();
+            }
+        }
+        if self.st.q.val() == 30 {
+            self.rq_commit_valid.next = true;
+            if self.rq_commit_ready.val() {
+                // The flush goes on with the next request (completing with WR_FLUSH_ERR);
+                // else the response, if any.
+                self.fl_status.d.next = 5.into();
+                self.fl_len.d.next = self.k_zero32.val();
+                self.st.d.next = 0.into();
+                if self.r_send.q.val() {
+                    self.st.d.next = 11.into();
+                }
+                if self.fl_on.q.val() {
+                    self.st.d.next = 27.into();
+                }
+            }
         }
         // ---- A duplicate READ or atomic: the kept slots, one per four clocks (the address,
         // the block RAM's output, its register, the tests' registers).
@@ -1471,7 +1910,6 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
 
         self.cnt_executed.next = self.cnt_exec.q.val();
         self.cnt_dropped.next = self.cnt_drop.q.val();
-        self.cnt_unsupported.next = self.cnt_unsup.q.val();
         self.cnt_dma_err.next = self.cnt_dmae.q.val();
         self.cnt_replayed.next = self.cnt_rep.q.val();
         self.cnt_dup_dropped.next = self.cnt_dupd.q.val();
@@ -1480,7 +1918,6 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
             self.rsv.d.next = self.k_zero12.val();
             self.cnt_exec.d.next = self.k_zero32.val();
             self.cnt_drop.d.next = self.k_zero32.val();
-            self.cnt_unsup.d.next = self.k_zero32.val();
             self.cnt_dmae.d.next = self.k_zero32.val();
             self.cnt_rep.d.next = self.k_zero32.val();
             self.cnt_dupd.d.next = self.k_zero32.val();

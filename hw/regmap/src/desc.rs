@@ -416,7 +416,7 @@ const RESP_FIELDS: [DescField; 10] = packed([
     (
         "WR_LEN",
         32,
-        "an open WRITE: its whole length (a WRITE with immediate completes with it)",
+        "an open WRITE: its whole length (a WRITE with immediate completes with it); an open SEND: the bytes its packets have written so far",
     ),
     (
         "ERROR",
