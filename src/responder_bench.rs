@@ -1,5 +1,7 @@
 //! `rnic bench responder`: the hardware responder under Verilator, with no stalls: WRITE
-//! messages back to back into host memory and READ requests back to back answered from it, at
+//! messages back to back into host memory, SEND messages back to back into receive requests of
+//! three entries each (every packet reads its request and checks its entries), and READ
+//! requests back to back answered from host memory, at
 //! path MTU 1024 and 4096 (bytes per cycle against the 8 of a beat), the cycles from a small
 //! WRITE's last beat in to its ACK's descriptor out, and from a small READ request in to its
 //! response's descriptor out.
@@ -7,10 +9,11 @@
 use std::net::{IpAddr, Ipv4Addr};
 
 use anyhow::{Result, anyhow, bail};
+use rnic_driver::queues::encode_recv;
 use rnic_driver::responder_sim::ResponderSim;
 use rnic_driver::tables::{QpContext, encode_mr, encode_qp};
 use rnic_transport::mr::{MrInfo, Pd};
-use rnic_transport::verbs::{Access, AddressVector, Mtu, QpAttr, QpState, QpType};
+use rnic_transport::verbs::{Access, AddressVector, Mtu, QpAttr, QpState, QpType, RecvWr};
 use rnic_wire::bth::BthRepr;
 use rnic_wire::ext::{ExtHeaders, Reth};
 use rnic_wire::ipv4::Ipv4Repr;
@@ -183,7 +186,92 @@ pub fn bench_responder() -> Result<()> {
         "write_only_64 ack_latency_cycles={} (last payload beat in to the ACK's descriptor out; DMA write done at once)",
         r.cycle - t
     );
+    bench_sends()?;
     bench_reads()
+}
+
+/// The frames of `messages` SENDs of `len` bytes each, AckReq on each last packet; PSNs from
+/// 0.
+fn sends(mtu: usize, len: usize, messages: usize) -> Result<Vec<Vec<u8>>> {
+    let mut out = Vec::new();
+    let mut psn = 0u32;
+    for m in 0..messages {
+        let n = len.div_ceil(mtu).max(1);
+        for k in 0..n {
+            let op = match (n, k) {
+                (1, _) => 0x04,
+                (_, 0) => 0x00,
+                (_, k) if k + 1 == n => 0x02,
+                _ => 0x01,
+            };
+            let from = k * mtu;
+            let to = (from + mtu).min(len);
+            let payload = (from..to).map(|j| (j * 5 + m) as u8).collect();
+            out.push(request(op, psn, k + 1 == n, None, payload)?);
+            psn += 1;
+        }
+    }
+    Ok(out)
+}
+
+/// The receive ring of the bench's QP.
+const RQ_BASE: u64 = 0x2_0000_0000;
+
+fn bench_sends() -> Result<()> {
+    println!(
+        "responder (Verilator, no stalls): SEND messages back to back into receive requests of three entries"
+    );
+    for (mtu, name) in [(Mtu::M1024, 1024), (Mtu::M4096, 4096)] {
+        let (len, messages) = (64 * 1024, 4);
+        let frames = sends(name, len, messages)?;
+        let mut s = sim(mtu)?;
+        s.set_rq(QPN as usize, RQ_BASE, 4);
+        // Entries of a third each (the first a byte longer), message m's after m - 1's.
+        let third = len / 3;
+        for m in 0..messages {
+            let at = VA + (m * len) as u64;
+            let wr = RecvWr::new(m as u64)
+                .sge(at, (third + 1) as u32, KEY)
+                .sge(at + (third + 1) as u64, third as u32, KEY)
+                .sge(
+                    at + (2 * third + 1) as u64,
+                    (len - 2 * third - 1) as u32,
+                    KEY,
+                );
+            s.post_recv(QPN as usize, &encode_recv(&wr)?)
+                .map_err(anyhow::Error::msg)?;
+        }
+        let (resp, st) = s.run(&frames).map_err(anyhow::Error::msg)?;
+        if resp.len() != messages
+            || st.dma_bytes != (len * messages) as u64
+            || s.completions.len() != messages
+        {
+            bail!(
+                "mtu {name}: {} ACKs, {} bytes written and {} completions, expected {messages}, {} and {messages}",
+                resp.len(),
+                st.dma_bytes,
+                s.completions.len(),
+                len * messages
+            );
+        }
+        let got = s
+            .read(BASE, len * messages)
+            .ok_or_else(|| anyhow!("unmapped"))?;
+        if (0..len * messages).any(|j| got[j] != ((j % len) * 5 + j / len) as u8) {
+            bail!("mtu {name}: the entries' bytes differ from the payloads");
+        }
+        let beats: u64 = (len * messages / 8) as u64;
+        println!(
+            "send mtu={name} packets={} bytes={} cycles={} bytes_per_cycle={:.3} (payload beats {beats}: {:.1} overhead cycles per packet) completions={}",
+            frames.len(),
+            st.dma_bytes,
+            st.cycles,
+            st.dma_bytes as f64 / st.cycles as f64,
+            (st.cycles - beats) as f64 / frames.len() as f64,
+            s.completions.len()
+        );
+    }
+    Ok(())
 }
 
 /// READ requests of `len` bytes each, one after the other in the region; PSNs leave room for

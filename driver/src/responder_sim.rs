@@ -202,6 +202,17 @@ impl<D: PortDut> ResponderSim<D> {
         self.dut.get(self.dut.output(name))
     }
 
+    /// The count of requests checked with verdict `v` (the model's `Check` code), read through
+    /// the engine's selector (one clock).
+    pub fn verdict_count(&mut self, v: u8) -> Result<u64, String> {
+        let sel = self.dut.input("cnt_verdict_sel");
+        self.dut.set(sel, u64::from(v));
+        self.step()?;
+        self.tick();
+        self.step()?;
+        Ok(self.counter("cnt_verdict"))
+    }
+
     fn step(&mut self) -> Result<(), String> {
         self.dut.settle().map_err(|m| m.to_string())
     }

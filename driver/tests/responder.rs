@@ -19,6 +19,7 @@ use rnic_driver::queues::{Completion, encode_recv};
 use rnic_driver::responder_sim::{Post, ResponderSim};
 use rnic_driver::tables::{QpContext, encode_mr, encode_qp};
 use rnic_hw::transport_header::TransportHeader;
+use rnic_transport::counters::Counters;
 use rnic_transport::mr::{MrInfo, MrSpec};
 use rnic_transport::nic::{Nic, NicConfig};
 use rnic_transport::qp::QpInit;
@@ -318,6 +319,33 @@ struct HwRun {
     dup_dropped: u64,
     dma_writes: u64,
     dma_reads: u64,
+    verdicts: Vec<u64>,
+    recv_refused: u64,
+}
+
+/// The responder's counts by verdict against the model's counters: executed, sequence NAKs,
+/// requests dropped in a NAKed gap, duplicates, RNR NAKs, remote access NAKs (the four key
+/// and bounds verdicts), and the invalid request and remote operation NAKs (the other
+/// refusals and the SENDs their receive request refused).
+fn check_verdicts(seed: u64, v: &[u64], recv_refused: u64, c: &Counters) {
+    let sum = |r: &[usize]| r.iter().map(|&k| v[k]).sum::<u64>();
+    assert_eq!(
+        [v[0], v[1], v[2], v[3], v[4], sum(&[9, 10, 11, 12])],
+        [
+            c.resp_executed,
+            c.nak_seq_sent,
+            c.resp_out_of_sequence_dropped,
+            c.resp_duplicate,
+            c.nak_rnr_sent,
+            c.nak_rem_access_sent
+        ],
+        "seed {seed}: verdict counts (executed, sequence NAK, gap dropped, duplicate, RNR, access)"
+    );
+    assert_eq!(
+        sum(&[5, 6, 7, 8, 13, 14, 15]) + recv_refused,
+        c.nak_inv_req_sent + c.nak_rem_op_sent,
+        "seed {seed}: refusals"
+    );
 }
 
 /// The responder (lock-step, every ready stalling at random) with B's QP and region.
@@ -343,6 +371,8 @@ fn run_hw(m: &Model, frames: &[Vec<u8>], seed: u64) -> HwRun {
         dup_dropped: s.counter("cnt_dup_dropped"),
         dma_writes: stats.dma_writes,
         dma_reads: stats.dma_reads,
+        verdicts: (0..16).map(|v| s.verdict_count(v).unwrap()).collect(),
+        recv_refused: s.counter("cnt_recv_refused"),
     }
 }
 
@@ -417,6 +447,7 @@ fn scenario(seed: u64, mtu: Mtu, f: Faults, outside: bool, mix: bool) -> Covered
         hw.dup_dropped, m.b.counters.resp_duplicate_dropped,
         "seed {seed}: duplicates matching nothing kept"
     );
+    check_verdicts(seed, &hw.verdicts, hw.recv_refused, &m.b.counters);
     if outside {
         assert!(
             m.b.counters.nak_rem_access_sent > 0,
@@ -703,6 +734,13 @@ fn send_scenario(seed: u64, mtu: Mtu, f: Faults, spoil: Spoil) -> (usize, usize,
         s.counter("cnt_executed"),
         m.b.counters.resp_executed,
         "seed {seed}: executed"
+    );
+    let verdicts: Vec<u64> = (0..16).map(|v| s.verdict_count(v).unwrap()).collect();
+    check_verdicts(
+        seed,
+        &verdicts,
+        s.counter("cnt_recv_refused"),
+        &m.b.counters,
     );
     let rnr = want
         .iter()

@@ -269,9 +269,21 @@ pub struct Responder<const A: usize, const R: usize> {
     pub cnt_dma_err: Signal<Out, Bits<32>>,
     pub cnt_replayed: Signal<Out, Bits<32>>,
     pub cnt_dup_dropped: Signal<Out, Bits<32>>,
+    /// SENDs whose receive request refused them (entries the NIC may not write, or too short
+    /// for the message).
+    pub cnt_recv_refused: Signal<Out, Bits<32>>,
+    /// Requests checked, by verdict (the model's `Check` codes: 0 executed, 1 sequence NAK, 2
+    /// dropped in a NAKed gap, 3 duplicate, 4 RNR, 5-15 the refusals): the count of verdict
+    /// `cnt_verdict_sel`, a clock later. Kept in distributed RAM from configuration on (a
+    /// reset does not clear them).
+    pub cnt_verdict_sel: Signal<In, Bits<4>>,
+    pub cnt_verdict: Signal<Out, Bits<32>>,
 
     chk: RespCheck<A>,
     mem: RAM<Bits<RS_BITS>, A>,
+    /// The verdict counts, twice: the engine's copy (read for the increment) and the host's.
+    verdicts: RAM<Bits<32>, 4>,
+    verdicts_host: RAM<Bits<32>, 4>,
     res: RAM<Bits<RR_BITS>, R>,
     fifo: CommitFifo,
     scat: PayloadScatter,
@@ -353,8 +365,13 @@ pub struct Responder<const A: usize, const R: usize> {
     cnt_dmae: DFF<Bits<32>>,
     cnt_rep: DFF<Bits<32>>,
     cnt_dupd: DFF<Bits<32>>,
+    cnt_rref: DFF<Bits<32>>,
     /// The receive request at the ring's head has been read for this request.
     wq_have: DFF<Bit>,
+    /// The request uses the receive request at the ring's head (a SEND, or a WRITE with
+    /// immediate's last packet), registered: the header is steady from LOOK on, and the
+    /// decode would otherwise sit in front of the check's handshake.
+    need_wqe: DFF<Bit>,
     /// A SEND's pieces, in four registered stages from the request, the state row and the
     /// receive request (steady from RQ_WAIT on; ACT comes at least five clocks later): the
     /// message range [off, end) and the entries' starts; each piece's range; its offset in
@@ -405,7 +422,6 @@ pub struct Responder<const A: usize, const R: usize> {
     s_only: Signal<Local, Bit>,
     imm: Signal<Local, Bit>,
     wimm_end: Signal<Local, Bit>,
-    need_wqe: Signal<Local, Bit>,
     wq_ok: Signal<Local, Bit>,
     s_off: Signal<Local, Bits<34>>,
     d_lo1: Signal<Local, Bits<34>>,
@@ -574,8 +590,13 @@ impl<const A: usize, const R: usize> Default for Responder<A, R> {
             cnt_dma_err: Default::default(),
             cnt_replayed: Default::default(),
             cnt_dup_dropped: Default::default(),
+            cnt_recv_refused: Default::default(),
+            cnt_verdict_sel: Default::default(),
+            cnt_verdict: Default::default(),
             chk: Default::default(),
             mem: RAM::new(Default::default()),
+            verdicts: RAM::new(Default::default()),
+            verdicts_host: RAM::new(Default::default()),
             res: RAM::new(Default::default()),
             fifo: Default::default(),
             scat: Default::default(),
@@ -647,6 +668,7 @@ impl<const A: usize, const R: usize> Default for Responder<A, R> {
             cnt_dmae: Default::default(),
             cnt_rep: Default::default(),
             cnt_dupd: Default::default(),
+            cnt_rref: Default::default(),
             wq_have: Default::default(),
             x_off: Default::default(),
             x_end: Default::default(),
@@ -788,10 +810,10 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
             e_va, e_len, e_rkey, res_q, t_match, t_in, at_new, rd_addr, rd_left, rd_psn, rd_first,
             rd_mid, rd_seg, rd_op, rd_last, rd_aeth, rd_outs_m1, rd_lkeep, rd_off, rd_ocnt,
             rd_prev, rd_have, rd_err, rd_n, rd_lastpsn, rd_endpsn, rsv, cnt_exec, cnt_drop,
-            cnt_dmae, cnt_rep, cnt_dupd, wq_have, x_off, x_end, x_c1, x_c2, y_c1, y_c2, y_lo0,
-            y_hi0, y_lo1, y_hi1, y_lo2, y_hi2, y_over, q_off0, q_off1, q_off2, q_len0, q_len1,
-            q_len2, p_a0, p_a1, p_a2, c_pend, c_status, c_op, c_flags, c_len, c_imm, c_beat,
-            fl_pend, fl_on, fl_status, fl_len
+            cnt_dmae, cnt_rep, cnt_dupd, cnt_rref, wq_have, need_wqe, x_off, x_end, x_c1, x_c2, y_c1, y_c2,
+            y_lo0, y_hi0, y_lo1, y_hi1, y_lo2, y_hi2, y_over, q_off0, q_off1, q_off2, q_len0,
+            q_len1, q_len2, p_a0, p_a1, p_a2, c_pend, c_status, c_op, c_flags, c_len, c_imm,
+            c_beat, fl_pend, fl_on, fl_status, fl_len
         );
         clock!(self, clock, chk, fifo, scat, recv);
         self.recv.reset.next = self.reset.val();
@@ -799,6 +821,24 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
         self.chk.reset.next = self.reset.val();
         self.fifo.reset.next = self.reset.val();
         self.mem.read_clock.next = self.clock.val();
+        self.verdicts.read_clock.next = self.clock.val();
+        self.verdicts.write_clock.next = self.clock.val();
+        self.verdicts_host.read_clock.next = self.clock.val();
+        self.verdicts_host.write_clock.next = self.clock.val();
+        // The verdict counts: the verdict's count read as it leaves the check, written back
+        // one more in ACT (to both copies).
+        self.verdicts.read_address.next = self.verdict.q.val();
+        if self.st.q.val() == 4 {
+            self.verdicts.read_address.next = self.chk.m_verdict.val();
+        }
+        self.verdicts.write_address.next = self.verdict.q.val();
+        self.verdicts.write_data.next = self.verdicts.read_data.val() + self.k_one32.val();
+        self.verdicts.write_enable.next = self.st.q.val() == 5;
+        self.verdicts_host.write_address.next = self.verdict.q.val();
+        self.verdicts_host.write_data.next = self.verdicts.read_data.val() + self.k_one32.val();
+        self.verdicts_host.write_enable.next = self.st.q.val() == 5;
+        self.verdicts_host.read_address.next = self.cnt_verdict_sel.val();
+        self.cnt_verdict.next = self.verdicts_host.read_data.val();
         self.mem.write_clock.next = self.clock.val();
         self.res.read_clock.next = self.clock.val();
         self.res.write_clock.next = self.clock.val();
@@ -847,7 +887,7 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
             | (self.req.op.val() == 9)
             | (self.req.op.val() == 11);
         self.wimm_end.next = (self.req.op.val() == 9) | (self.req.op.val() == 11);
-        self.need_wqe.next = self.send.val() | self.wimm_end.val();
+        self.need_wqe.d.next = self.send.val() | self.wimm_end.val();
         self.wq_ok.next = self.recv.m_ok.val() & !self.recv.m_empty.val();
 
         // ---- A SEND's pieces: the message range [off, end) against the entries' ranges
@@ -1102,7 +1142,7 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
         self.chk.s_wqe_ready.next = !self.recv.m_empty.val();
         self.chk.s_valid.next = (self.st.q.val() == 3)
             & self.qp_ok.val()
-            & (!self.need_wqe.val() | self.wq_have.q.val());
+            & (!self.need_wqe.q.val() | self.wq_have.q.val());
         self.chk.m_ready.next = self.st.q.val() == 4;
 
         // ---- Defaults.
@@ -1367,7 +1407,7 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
         // ---- PRE: the QP-level checks; then the responder's.
         if self.st.q.val() == 3 {
             if self.qp_ok.val() {
-                if self.need_wqe.val() & !self.wq_have.q.val() {
+                if self.need_wqe.q.val() & !self.wq_have.q.val() {
                     self.st.d.next = 27.into();
                 } else if self.chk.s_ready.val() {
                     self.st.d.next = 4.into();
@@ -1521,6 +1561,7 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
                             self.st.d.next = 6.into();
                         }
                     } else {
+                        self.cnt_rref.d.next = self.cnt_rref.q.val() + self.k_one32.val();
                         self.n_err.d.next = 1.into();
                         self.r_syn.d.next = self.k_syn_inv.val();
                         self.fl_pend.d.next = true;
@@ -1913,6 +1954,7 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
         self.cnt_dma_err.next = self.cnt_dmae.q.val();
         self.cnt_replayed.next = self.cnt_rep.q.val();
         self.cnt_dup_dropped.next = self.cnt_dupd.q.val();
+        self.cnt_recv_refused.next = self.cnt_rref.q.val();
         if self.reset.val() {
             self.st.d.next = 0.into();
             self.rsv.d.next = self.k_zero12.val();
@@ -1921,6 +1963,7 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
             self.cnt_dmae.d.next = self.k_zero32.val();
             self.cnt_rep.d.next = self.k_zero32.val();
             self.cnt_dupd.d.next = self.k_zero32.val();
+            self.cnt_rref.d.next = self.k_zero32.val();
         }
     }
 }

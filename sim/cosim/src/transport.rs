@@ -725,6 +725,7 @@ hdl_ports!(rnic_hw::responder::Responder<6, 8> {
         rq_got_cons,
         rq_commit_ready,
         m_cqe_ready,
+        cnt_verdict_sel,
     ],
     outputs: [
         s_hdr_ready,
@@ -767,5 +768,7 @@ hdl_ports!(rnic_hw::responder::Responder<6, 8> {
         cnt_dma_err,
         cnt_replayed,
         cnt_dup_dropped,
+        cnt_recv_refused,
+        cnt_verdict,
     ],
 });
