@@ -477,6 +477,10 @@ pub struct Responder<const A: usize, const R: usize> {
     rd_word: Signal<Local, Bits<64>>,
     rd_wlast: Signal<Local, Bit>,
     rsv_add: Signal<Local, Bits<12>>,
+    /// The reservation of a segment's read, added to `rsv` a clock after the read leaves (the
+    /// next segment's room test comes clocks later), so that the room test, the read's
+    /// handshake and the `rsv` adder are not one path.
+    rsv_addq: DFF<Bits<12>>,
     rsv_sub: Signal<Local, Bits<12>>,
     k_one2: Constant<Bits<2>>,
     k_two2: Constant<Bits<2>>,
@@ -764,6 +768,7 @@ impl<const A: usize, const R: usize> Default for Responder<A, R> {
             rd_word: Default::default(),
             rd_wlast: Default::default(),
             rsv_add: Default::default(),
+            rsv_addq: Default::default(),
             rsv_sub: Default::default(),
             k_one2: Constant::new(bits::<2>(1)),
             k_two2: Constant::new(bits::<2>(2)),
@@ -810,10 +815,10 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
             e_va, e_len, e_rkey, res_q, t_match, t_in, at_new, rd_addr, rd_left, rd_psn, rd_first,
             rd_mid, rd_seg, rd_op, rd_last, rd_aeth, rd_outs_m1, rd_lkeep, rd_off, rd_ocnt,
             rd_prev, rd_have, rd_err, rd_n, rd_lastpsn, rd_endpsn, rsv, cnt_exec, cnt_drop,
-            cnt_dmae, cnt_rep, cnt_dupd, cnt_rref, wq_have, need_wqe, x_off, x_end, x_c1, x_c2, y_c1, y_c2,
-            y_lo0, y_hi0, y_lo1, y_hi1, y_lo2, y_hi2, y_over, q_off0, q_off1, q_off2, q_len0,
-            q_len1, q_len2, p_a0, p_a1, p_a2, c_pend, c_status, c_op, c_flags, c_len, c_imm,
-            c_beat, fl_pend, fl_on, fl_status, fl_len
+            cnt_dmae, cnt_rep, cnt_dupd, cnt_rref, wq_have, need_wqe, rsv_addq, x_off, x_end, x_c1,
+            x_c2, y_c1, y_c2, y_lo0, y_hi0, y_lo1, y_hi1, y_lo2, y_hi2, y_over, q_off0, q_off1,
+            q_off2, q_len0, q_len1, q_len2, p_a0, p_a1, p_a2, c_pend, c_status, c_op, c_flags,
+            c_len, c_imm, c_beat, fl_pend, fl_on, fl_status, fl_len
         );
         clock!(self, clock, chk, fifo, scat, recv);
         self.recv.reset.next = self.reset.val();
@@ -1947,7 +1952,8 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
                 self.ack.key.next = self.k_zero32.val();
             }
         }
-        self.rsv.d.next = self.rsv.q.val() + self.rsv_add.val() - self.rsv_sub.val();
+        self.rsv_addq.d.next = self.rsv_add.val();
+        self.rsv.d.next = self.rsv.q.val() + self.rsv_addq.q.val() - self.rsv_sub.val();
 
         self.cnt_executed.next = self.cnt_exec.q.val();
         self.cnt_dropped.next = self.cnt_drop.q.val();
@@ -1958,6 +1964,7 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
         if self.reset.val() {
             self.st.d.next = 0.into();
             self.rsv.d.next = self.k_zero12.val();
+            self.rsv_addq.d.next = self.k_zero12.val();
             self.cnt_exec.d.next = self.k_zero32.val();
             self.cnt_drop.d.next = self.k_zero32.val();
             self.cnt_dmae.d.next = self.k_zero32.val();
