@@ -57,7 +57,8 @@ pub struct RecvWqe<const A: usize, const Q: usize> {
     pub mr_look_ready: Signal<In, Bit>,
     pub mr_look_row: Signal<Out, Bits<A>>,
     pub mr_got_data: Signal<In, Bits<MR_BITS>>,
-    /// The answer, held until taken.
+    /// The answer, held until taken, and its fields kept after that until the next request
+    /// (the responder reads them while it writes the message and its completion).
     pub m_valid: Signal<Out, Bit>,
     pub m_ready: Signal<In, Bit>,
     pub m_empty: Signal<Out, Bit>,
