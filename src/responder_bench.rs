@@ -10,7 +10,7 @@ use std::net::{IpAddr, Ipv4Addr};
 
 use anyhow::{Result, anyhow, bail};
 use rnic_driver::queues::encode_recv;
-use rnic_driver::responder_sim::ResponderSim;
+use rnic_driver::responder_sim::{ResponderSim, RunStats};
 use rnic_driver::tables::{QpContext, encode_mr, encode_qp};
 use rnic_transport::mr::{MrInfo, Pd};
 use rnic_transport::verbs::{Access, AddressVector, Mtu, QpAttr, QpState, QpType, RecvWr};
@@ -67,34 +67,107 @@ fn request(
     Ok(f.build()?)
 }
 
-/// The frames of `messages` WRITEs of `len` bytes each, one after the other in the region,
-/// AckReq on each last packet; PSNs from 0.
-fn writes(mtu: usize, len: usize, messages: usize) -> Result<Vec<Vec<u8>>> {
+/// A message's opcodes: ONLY, FIRST, MIDDLE, LAST.
+struct Ops {
+    /// WRITE: a RETH on the first (or only) packet.
+    reth: bool,
+    only: u8,
+    first: u8,
+    middle: u8,
+    last: u8,
+}
+
+const WRITE_OPS: Ops = Ops {
+    reth: true,
+    only: 0x0A,
+    first: 0x06,
+    middle: 0x07,
+    last: 0x08,
+};
+const SEND_OPS: Ops = Ops {
+    reth: false,
+    only: 0x04,
+    first: 0x00,
+    middle: 0x01,
+    last: 0x02,
+};
+
+/// Payload byte `j` of message `m`, for messages whose bytes step by `mul`.
+fn pattern(mul: usize, m: usize, j: usize) -> u8 {
+    (j * mul + m) as u8
+}
+
+/// The frames of `messages` messages of `len` bytes each, segmented at `mtu`, AckReq on each
+/// last packet, PSNs from 0; WRITEs (with a RETH on the first packet) go one after the other
+/// into the region.
+fn segment(ops: &Ops, mul: usize, mtu: usize, len: usize, messages: usize) -> Result<Vec<Vec<u8>>> {
     let mut out = Vec::new();
     let mut psn = 0u32;
     for m in 0..messages {
-        let va = VA + (m * len) as u64;
-        let n = len.div_ceil(mtu);
+        let n = len.div_ceil(mtu).max(1);
         for k in 0..n {
             let op = match (n, k) {
-                (1, _) => 0x0A,
-                (_, 0) => 0x06,
-                (_, k) if k + 1 == n => 0x08,
-                _ => 0x07,
+                (1, _) => ops.only,
+                (_, 0) => ops.first,
+                (_, k) if k + 1 == n => ops.last,
+                _ => ops.middle,
             };
-            let reth = matches!(op, 0x06 | 0x0A).then_some(Reth {
-                va,
+            let reth = (ops.reth && (op == ops.first || op == ops.only)).then_some(Reth {
+                va: VA + (m * len) as u64,
                 rkey: KEY,
                 dma_len: len as u32,
             });
             let from = k * mtu;
             let to = (from + mtu).min(len);
-            let payload = (from..to).map(|j| (j * 7 + m) as u8).collect();
+            let payload = (from..to).map(|j| pattern(mul, m, j)).collect();
             out.push(request(op, psn, k + 1 == n, reth, payload)?);
             psn += 1;
         }
     }
     Ok(out)
+}
+
+/// Checks a run of `messages` messages of `len` bytes written one after the other from
+/// `BASE` (and `completions` completions), then prints its figures after `label`.
+fn report(
+    label: &str,
+    name: usize,
+    s: &ResponderSim<rnic_cosim::ports::VerilatedPorts>,
+    run: (usize, &RunStats),
+    frames: usize,
+    (len, messages, mul, completions): (usize, usize, usize, usize),
+) -> Result<()> {
+    let (acks, st) = run;
+    if acks != messages
+        || st.dma_bytes != (len * messages) as u64
+        || s.completions.len() != completions
+    {
+        bail!(
+            "mtu {name}: {acks} ACKs, {} bytes written and {} completions, expected {messages}, {} and {completions}",
+            st.dma_bytes,
+            s.completions.len(),
+            len * messages
+        );
+    }
+    let got = s
+        .read(BASE, len * messages)
+        .ok_or_else(|| anyhow!("unmapped"))?;
+    if (0..len * messages).any(|j| got[j] != pattern(mul, j / len, j % len)) {
+        bail!("mtu {name}: host memory differs from the payloads");
+    }
+    let beats: u64 = (len * messages / 8) as u64;
+    print!(
+        "{label}mtu={name} packets={frames} bytes={} cycles={} bytes_per_cycle={:.3} (payload beats {beats}: {:.1} overhead cycles per packet)",
+        st.dma_bytes,
+        st.cycles,
+        st.dma_bytes as f64 / st.cycles as f64,
+        (st.cycles - beats) as f64 / frames as f64
+    );
+    if completions > 0 {
+        print!(" completions={completions}");
+    }
+    println!();
+    Ok(())
 }
 
 fn sim(mtu: Mtu) -> Result<ResponderSim<rnic_cosim::ports::VerilatedPorts>> {
@@ -139,32 +212,17 @@ pub fn bench_responder() -> Result<()> {
     println!("responder (Verilator, no stalls): WRITE messages back to back into host memory");
     for (mtu, name) in [(Mtu::M1024, 1024), (Mtu::M4096, 4096)] {
         let (len, messages) = (64 * 1024, 4);
-        let frames = writes(name, len, messages)?;
+        let frames = segment(&WRITE_OPS, 7, name, len, messages)?;
         let mut s = sim(mtu)?;
         let (resp, st) = s.run(&frames).map_err(anyhow::Error::msg)?;
-        if resp.len() != messages || st.dma_bytes != (len * messages) as u64 {
-            bail!(
-                "mtu {name}: {} ACKs and {} bytes written, expected {messages} and {}",
-                resp.len(),
-                st.dma_bytes,
-                len * messages
-            );
-        }
-        let got = s
-            .read(BASE, len * messages)
-            .ok_or_else(|| anyhow!("unmapped"))?;
-        if (0..len * messages).any(|j| got[j] != ((j % len) * 7 + j / len) as u8) {
-            bail!("mtu {name}: the region's bytes differ from the payloads");
-        }
-        let beats: u64 = (len * messages / 8) as u64;
-        println!(
-            "mtu={name} packets={} bytes={} cycles={} bytes_per_cycle={:.3} (payload beats {beats}: {:.1} overhead cycles per packet)",
+        report(
+            "",
+            name,
+            &s,
+            (resp.len(), &st),
             frames.len(),
-            st.dma_bytes,
-            st.cycles,
-            st.dma_bytes as f64 / st.cycles as f64,
-            (st.cycles - beats) as f64 / frames.len() as f64
-        );
+            (len, messages, 7, 0),
+        )?;
     }
     let mut s = sim(Mtu::M1024)?;
     let f = request(
@@ -190,30 +248,6 @@ pub fn bench_responder() -> Result<()> {
     bench_reads()
 }
 
-/// The frames of `messages` SENDs of `len` bytes each, AckReq on each last packet; PSNs from
-/// 0.
-fn sends(mtu: usize, len: usize, messages: usize) -> Result<Vec<Vec<u8>>> {
-    let mut out = Vec::new();
-    let mut psn = 0u32;
-    for m in 0..messages {
-        let n = len.div_ceil(mtu).max(1);
-        for k in 0..n {
-            let op = match (n, k) {
-                (1, _) => 0x04,
-                (_, 0) => 0x00,
-                (_, k) if k + 1 == n => 0x02,
-                _ => 0x01,
-            };
-            let from = k * mtu;
-            let to = (from + mtu).min(len);
-            let payload = (from..to).map(|j| (j * 5 + m) as u8).collect();
-            out.push(request(op, psn, k + 1 == n, None, payload)?);
-            psn += 1;
-        }
-    }
-    Ok(out)
-}
-
 /// The receive ring of the bench's QP.
 const RQ_BASE: u64 = 0x2_0000_0000;
 
@@ -223,7 +257,7 @@ fn bench_sends() -> Result<()> {
     );
     for (mtu, name) in [(Mtu::M1024, 1024), (Mtu::M4096, 4096)] {
         let (len, messages) = (64 * 1024, 4);
-        let frames = sends(name, len, messages)?;
+        let frames = segment(&SEND_OPS, 5, name, len, messages)?;
         let mut s = sim(mtu)?;
         s.set_rq(QPN as usize, RQ_BASE, 4);
         // Entries of a third each (the first a byte longer), message m's after m - 1's.
@@ -242,34 +276,14 @@ fn bench_sends() -> Result<()> {
                 .map_err(anyhow::Error::msg)?;
         }
         let (resp, st) = s.run(&frames).map_err(anyhow::Error::msg)?;
-        if resp.len() != messages
-            || st.dma_bytes != (len * messages) as u64
-            || s.completions.len() != messages
-        {
-            bail!(
-                "mtu {name}: {} ACKs, {} bytes written and {} completions, expected {messages}, {} and {messages}",
-                resp.len(),
-                st.dma_bytes,
-                s.completions.len(),
-                len * messages
-            );
-        }
-        let got = s
-            .read(BASE, len * messages)
-            .ok_or_else(|| anyhow!("unmapped"))?;
-        if (0..len * messages).any(|j| got[j] != ((j % len) * 5 + j / len) as u8) {
-            bail!("mtu {name}: the entries' bytes differ from the payloads");
-        }
-        let beats: u64 = (len * messages / 8) as u64;
-        println!(
-            "send mtu={name} packets={} bytes={} cycles={} bytes_per_cycle={:.3} (payload beats {beats}: {:.1} overhead cycles per packet) completions={}",
+        report(
+            "send ",
+            name,
+            &s,
+            (resp.len(), &st),
             frames.len(),
-            st.dma_bytes,
-            st.cycles,
-            st.dma_bytes as f64 / st.cycles as f64,
-            (st.cycles - beats) as f64 / frames.len() as f64,
-            s.completions.len()
-        );
+            (len, messages, 5, messages),
+        )?;
     }
     Ok(())
 }
