@@ -8,6 +8,7 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 use anyhow::{Context, Result, bail};
+use rnic_driver::replay_hw::HwReplayNic;
 use rnic_qemu::link::FaultEvent;
 use rnic_qemu::rxe;
 use rnic_transport::replay::{self, MrOverride, Options, QpOverride};
@@ -26,6 +27,9 @@ pub enum Role {
 pub enum NicKind {
     /// The software transport model.
     Model,
+    /// The hardware responder under Verilator, set up as the model is (its transmit path
+    /// shapes the responses).
+    Hw,
 }
 
 #[derive(clap::Args, Debug)]
@@ -35,6 +39,7 @@ pub struct ReplayArgs {
     pub role: Role,
     /// The capture (pcap or pcapng).
     pub capture: PathBuf,
+    /// Which NIC answers: the transport model, or the hardware responder under Verilator.
     #[arg(long, value_enum, default_value = "model")]
     pub nic: NicKind,
     /// Frames the link did not deliver as captured: the harness's faults.json, or a
@@ -233,8 +238,19 @@ pub fn run(a: &ReplayArgs) -> Result<ExitCode> {
         mrs: a.mrs.clone(),
         schedule,
     };
-    let report = replay::replay(&cap.records, &opts)
-        .map_err(|e| anyhow::anyhow!("{}: {e}", a.capture.display()))?;
+    let mut notes = Vec::new();
+    let report = match a.nic {
+        NicKind::Model => replay::replay(&cap.records, &opts),
+        NicKind::Hw => replay::replay_on(&cap.records, &opts, &mut |nic, setup| {
+            let hw = HwReplayNic::from_model(&nic, setup)?;
+            notes.extend(hw.notes().iter().cloned());
+            Ok(Box::new(hw))
+        }),
+    }
+    .map_err(|e| anyhow::anyhow!("{}: {e}", a.capture.display()))?;
+    for n in &notes {
+        println!("hw: {n}");
+    }
     for q in &report.qps {
         println!(
             "qp {:#08x}@{} <- {:#08x}@{}: epsn={} mtu={} requests={} expected={} ours={} matched={} mismatched={}{}{}",

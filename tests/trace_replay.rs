@@ -291,3 +291,196 @@ fn the_shared_captures_replay_without_a_mismatch() {
     let c = replay_clean(&dir.join("huawei_rc_send_ack.pcap"), &[]);
     assert_eq!(c[0], 2, "both directions of the Huawei exchange");
 }
+
+/// Replays `path` into the model and into the hardware (`--nic hw`), each writing its
+/// responses (and, with `mem`, its regions): the same last line, no mismatch on either, and
+/// the hardware's frames (made by its transmit path) and memory byte for byte the model's.
+/// Returns the hardware's output and the counts.
+fn model_and_hw_agree(path: &Path, extra: &[&str], mem: bool) -> (String, [usize; 6]) {
+    let p = path.to_str().unwrap();
+    let name = path.file_stem().unwrap().to_str().unwrap();
+    let mut outs = Vec::new();
+    for nic in ["model", "hw"] {
+        let out = tmp("replay_hw", &format!("{name}.{nic}.pcap"));
+        let m = tmp("replay_hw", &format!("{name}.{nic}.mem"));
+        let mut args = vec![
+            "trace",
+            "replay",
+            p,
+            "--nic",
+            nic,
+            "--out",
+            out.to_str().unwrap(),
+        ];
+        if mem {
+            args.extend(["--memory-out", m.to_str().unwrap()]);
+        }
+        args.extend_from_slice(extra);
+        let o = rnic(&args);
+        assert!(
+            o.status.code().is_some_and(|c| c < 2),
+            "{p} --nic {nic}: exit {:?}\n{}{}",
+            o.status,
+            stdout(&o),
+            String::from_utf8_lossy(&o.stderr)
+        );
+        outs.push((o, out, m));
+    }
+    let (model, hw) = (&outs[0], &outs[1]);
+    assert_eq!(last_line(&model.0), last_line(&hw.0), "{p}: last lines");
+    assert_eq!(model.0.status.code(), hw.0.status.code(), "{p}: exit codes");
+    let (a, b) = (
+        pcap::read_file(&model.1).unwrap(),
+        pcap::read_file(&hw.1).unwrap(),
+    );
+    assert_eq!(a.records.len(), b.records.len(), "{p}: responses");
+    for (k, (x, y)) in a.records.iter().zip(&b.records).enumerate() {
+        assert_eq!(
+            (x.ts_ns, &x.data),
+            (y.ts_ns, &y.data),
+            "{p}: response {k}, model then hardware"
+        );
+    }
+    if mem {
+        assert_eq!(
+            std::fs::read(&model.2).unwrap(),
+            std::fs::read(&hw.2).unwrap(),
+            "{p}: memory"
+        );
+    }
+    (stdout(&hw.0), counts(&last_line(&hw.0)))
+}
+
+#[test]
+fn the_hardware_replays_every_golden_rc_trace_as_the_model() {
+    let faults = common::golden("rxe/manifest.json");
+    let mut rc = 0;
+    for e in manifest().iter().filter(|e| e.tool != "ibv_ud_pingpong") {
+        let path = common::golden(&format!("rxe/{}", e.file));
+        let (_, c) = model_and_hw_agree(&path, &["--faults", faults.to_str().unwrap()], false);
+        assert_eq!(c[5], 0, "{}: {c:?}", e.file);
+        assert!(c[2] > 0 && c[2] == c[4], "{}: {c:?}", e.file);
+        eprintln!("{} --nic hw: {c:?}", e.file);
+        rc += 1;
+    }
+    assert!(rc >= 5, "only {rc} RC traces in the manifest");
+}
+
+/// The hand-worked stream of `a_stream_without_a_responder_side_uses_the_given_qp_and_mr`
+/// (WRITE, READ back, two FETCH_ADDs), for QP `qpn` with R_Key `rkey`.
+fn stream(qpn: u32, rkey: u32) -> Vec<Vec<u8>> {
+    let data: Vec<u8> = (0..300u32).map(|i| (i * 7 + 1) as u8).collect();
+    let reth = |va, len| ExtHeaders {
+        reth: Some(Reth {
+            va,
+            rkey,
+            dma_len: len,
+        }),
+        ..Default::default()
+    };
+    let fadd = ExtHeaders {
+        atomic_eth: Some(AtomicEth {
+            va: 0x1000,
+            rkey,
+            swap_add: 5,
+            compare: 0,
+        }),
+        ..Default::default()
+    };
+    let mut frames = vec![
+        frame(0x06, 100, reth(0x1010, 300), data[..256].to_vec(), false),
+        frame(0x08, 101, ExtHeaders::default(), data[256..].to_vec(), true),
+        frame(0x0C, 102, reth(0x1010, 300), vec![], true),
+        frame(0x14, 104, fadd, vec![], true),
+        frame(0x14, 105, fadd, vec![], true),
+        // Past the region's end: a remote access NAK, nothing written, the QP in error.
+        frame(0x0A, 106, reth(0x11F8, 16), vec![0xEE; 16], true),
+        frame(0x0A, 107, reth(0x1000, 8), vec![0xDD; 8], true),
+    ];
+    for f in &mut frames {
+        let mut r = RocePacket::parse(f).unwrap().repr();
+        r.bth.dest_qp = qpn;
+        *f = r.build().unwrap();
+    }
+    frames
+}
+
+#[test]
+fn the_hardware_answers_a_given_qp_and_mr_as_the_model() {
+    // The stream as named, then with a QPN and an R_Key index beyond the hardware's 64 rows:
+    // renumbered into free rows, said so, and answered the same.
+    for (qpn, rkey, renumbered) in [(0x12, 0x1234, false), (0xABCDE, 0x12_3456, true)] {
+        let cap = tmp("replay_hw", &format!("stream-{qpn:x}.pcap"));
+        let frames = stream(qpn, rkey);
+        pcap::write_file(
+            &cap,
+            frames
+                .iter()
+                .enumerate()
+                .map(|(i, f)| (i as u64 * 1000, &f[..])),
+        )
+        .unwrap();
+        let (qp, mr) = (
+            format!("{qpn:#x}:100:256:1:0x77"),
+            format!("{rkey:#x}:0x1000:0x200:wra"),
+        );
+        let (text, c) = model_and_hw_agree(&cap, &["--qp", &qp, "--mr", &mr], true);
+        // Nothing captured to compare with: all 6 responses unmatched (the last request is
+        // dropped by the QP in error).
+        assert_eq!(c, [1, 7, 0, 6, 0, 6], "{text}");
+        assert_eq!(
+            text.contains(&format!("hw: QP {qpn:#08x} is QP")),
+            renumbered,
+            "{text}"
+        );
+        assert_eq!(
+            text.contains(&format!("hw: R_Key {rkey:#x} is")),
+            renumbered,
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn the_hardware_replays_the_shared_captures_as_the_model() {
+    let Some(dir) = common::real_captures("the_hardware_replays_the_shared_captures_as_the_model")
+    else {
+        return;
+    };
+    let mut n = 0;
+    let mut paths: Vec<_> = std::fs::read_dir(dir.join("rxe"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "pcap") && !p.ends_with("ud.pcap"))
+        .collect();
+    paths.sort();
+    paths.push(dir.join("huawei_rc_send_ack.pcap"));
+    // The one known difference: perftest's read_bw keeps more READs outstanding than the
+    // hardware's four resource slots per QP, so after losses its go-back-N repeats READs the
+    // hardware no longer keeps, which rxe (and the model) answer again and the hardware drops
+    // (cnt_dup_dropped). Pinned here, so that more slots make this test say so.
+    let beyond_slots = "read_bw_drop50_stream.pcap";
+    for p in &paths {
+        if p.ends_with(beyond_slots) {
+            let model = rnic(&["trace", "replay", p.to_str().unwrap()]);
+            assert!(model.status.success(), "{}", stdout(&model));
+            let hw = rnic(&["trace", "replay", "--nic", "hw", "-v", p.to_str().unwrap()]);
+            let text = stdout(&hw);
+            let dup_dropped: u64 = text
+                .split_whitespace()
+                .find_map(|w| w.strip_prefix("cnt_dup_dropped="))
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(0);
+            assert!(
+                hw.status.code() == Some(1) && dup_dropped > 0,
+                "{beyond_slots}: expected the four-slot difference\n{text}"
+            );
+            continue;
+        }
+        let (_, c) = model_and_hw_agree(p, &[], false);
+        assert_eq!(c[5], 0, "{}: {c:?}", p.display());
+        eprintln!("{} --nic hw: {c:?}", p.display());
+        n += 1;
+    }
+    assert!(n >= 9, "only {n} shared captures besides {beyond_slots}");
+}

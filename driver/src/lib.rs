@@ -34,6 +34,7 @@ pub mod queues;
 pub mod raw;
 pub mod rawsock;
 pub mod registers;
+pub mod replay_hw;
 pub mod responder_sim;
 mod ring;
 pub mod tables;

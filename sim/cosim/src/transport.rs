@@ -277,7 +277,8 @@ pub fn run_tx_path<D: PortDut>(
     let mut sink = Sink::new(stall);
     let mut next = 0usize;
     let mut presenting = false;
-    let limit = (src.total_beats() as u64 + 20 * descs.len() as u64) * 20 + 10_000;
+    // Cycles this call may take (the DUT may have run before: a bench reuses it).
+    let limit = d.cycle() + (src.total_beats() as u64 + 20 * descs.len() as u64) * 20 + 10_000;
     d.set(i_mac, src_mac);
     d.set(i_ttl, u64::from(ttl));
     loop {
@@ -332,7 +333,7 @@ pub fn run_tx_path<D: PortDut>(
         }
         if d.cycle() > limit {
             return Err(format!(
-                "no end after {limit} cycles: {} of {} frames out",
+                "no end by cycle {limit}: {} of {} frames out",
                 sink.frames.len(),
                 descs.len()
             ));

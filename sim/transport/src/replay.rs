@@ -23,7 +23,7 @@ use rnic_wire::pcap::{Delivery, Record};
 use rnic_wire::udp::ROCE_PORT;
 use rnic_wire::{IpParsed, MacAddr, RocePacket};
 
-use crate::mr::{MrSpec, Pd};
+use crate::mr::{MrInfo, MrSpec, Pd};
 use crate::nic::{Nic, NicConfig, rxe_source_port};
 use crate::ops;
 use crate::psn;
@@ -57,6 +57,52 @@ pub struct Options {
     /// The order, number of times and time the link delivered each frame. `None`: every frame
     /// once, in captured order, at its captured time.
     pub schedule: Option<Vec<Delivery>>,
+}
+
+/// The responder NIC a replay feeds: the model itself, or another NIC (the hardware) set up
+/// as the model was, from the model's own tables ([`replay_on`]).
+pub trait ReplayNic {
+    /// Delivers `frame` at time `at` (ns); returns the frames it sent in answer.
+    fn deliver(&mut self, at: u64, frame: &[u8]) -> Result<Vec<Vec<u8>>, String>;
+    /// Requests executed so far.
+    fn executed(&self) -> u64;
+    /// The bytes of region `key` (a key of the model's setup).
+    fn region(&self, key: u32) -> Option<Vec<u8>>;
+    /// Writes `bytes` into region `key` from byte `offset` (the host's own bytes, which only
+    /// the capture shows).
+    fn set_region(&mut self, key: u32, offset: usize, bytes: &[u8]);
+    /// Its counters by name.
+    fn counts(&mut self) -> Result<Vec<(&'static str, u64)>, String>;
+}
+
+impl ReplayNic for Nic {
+    fn deliver(&mut self, at: u64, frame: &[u8]) -> Result<Vec<Vec<u8>>, String> {
+        self.receive(at, frame);
+        Ok(self.poll(at))
+    }
+    fn executed(&self) -> u64 {
+        self.counters.resp_executed
+    }
+    fn region(&self, key: u32) -> Option<Vec<u8>> {
+        self.mr_bytes(key).map(<[u8]>::to_vec)
+    }
+    fn set_region(&mut self, key: u32, offset: usize, bytes: &[u8]) {
+        if let Some(m) = self.mr_bytes_mut(key) {
+            m[offset..offset + bytes.len()].copy_from_slice(bytes);
+        }
+    }
+    fn counts(&mut self) -> Result<Vec<(&'static str, u64)>, String> {
+        Ok(self.counters.iter().collect())
+    }
+}
+
+/// What a responder host's NIC holds once the replay has set it up: its QPs (the capture's
+/// QPNs, in RTR, receives posted) and every region's key (the capture's R_Keys, then one
+/// receive buffer per QP).
+#[derive(Clone, Debug)]
+pub struct Setup {
+    pub qpns: Vec<u32>,
+    pub keys: Vec<u32>,
 }
 
 /// One response frame, ours or the capture's.
@@ -151,8 +197,8 @@ pub struct Report {
     pub frames: Vec<(u64, Vec<u8>)>,
     /// The final bytes of every `--mr` region, concatenated in option order.
     pub memory: Vec<u8>,
-    /// Counters of each responder NIC, by IP.
-    pub counters: Vec<(IpAddr, crate::Counters)>,
+    /// Counters of each responder NIC, by IP: name and value.
+    pub counters: Vec<(IpAddr, Vec<(&'static str, u64)>)>,
 }
 
 impl Report {
@@ -225,9 +271,22 @@ struct Plan {
     responses: Vec<usize>,
 }
 
-/// Replays `records`. Errors (no RC traffic, a QPN override that matches nothing) say what is
-/// wrong.
+/// Replays `records` into the model. Errors (no RC traffic, a QPN override that matches
+/// nothing) say what is wrong.
 pub fn replay(records: &[Record], opts: &Options) -> Result<Report, String> {
+    replay_on(records, opts, &mut |nic, _| Ok(Box::new(nic)))
+}
+
+/// Makes the NIC a replay feeds from a responder host's model NIC, set up.
+pub type Attach<'a> = dyn FnMut(Nic, &Setup) -> Result<Box<dyn ReplayNic>, String> + 'a;
+
+/// Replays `records` into the NIC `attach` makes of each responder host's model NIC once it is
+/// set up (the model itself, or hardware given the same tables).
+pub fn replay_on(
+    records: &[Record],
+    opts: &Options,
+    attach: &mut Attach<'_>,
+) -> Result<Report, String> {
     let seen: Vec<Seen<'_>> = records
         .iter()
         .enumerate()
@@ -373,9 +432,10 @@ pub fn replay(records: &[Record], opts: &Options) -> Result<Report, String> {
             hosts.push(p.responder);
         }
     }
-    let mut nics: Vec<Nic> = Vec::new();
+    let mut nics: Vec<Box<dyn ReplayNic>> = Vec::new();
     let mut memory_keys: Vec<(usize, u32)> = Vec::new();
-    let mut inferred_keys: Vec<Vec<u32>> = Vec::new();
+    // The inferred regions of each host, by key.
+    let mut inferred_keys: Vec<BTreeMap<u32, MrInfo>> = Vec::new();
     let mut qp_of: BTreeMap<(IpAddr, u32), usize> = BTreeMap::new();
     for (h, ip) in hosts.iter().enumerate() {
         let host_plans: Vec<(usize, &Plan)> = plans
@@ -439,7 +499,7 @@ pub fn replay(records: &[Record], opts: &Options) -> Result<Report, String> {
             .map_err(|e| format!("--mr {:#x}: {e}", m.rkey))?;
             memory_keys.push((h, m.rkey));
         }
-        let mut inferred = Vec::new();
+        let mut inferred = BTreeMap::new();
         for (&rkey, &(lo, hi, access, pd)) in &ranges {
             if opts.mrs.iter().any(|m| m.rkey == rkey) {
                 continue;
@@ -458,8 +518,10 @@ pub fn replay(records: &[Record], opts: &Options) -> Result<Report, String> {
                     hi - lo
                 )
             })?;
-            inferred.push(rkey);
+            inferred.insert(rkey, nic.mr_info(rkey).expect("registered"));
         }
+        let mut keys: Vec<u32> = opts.mrs.iter().map(|m| m.rkey).collect();
+        keys.extend(inferred.keys());
         inferred_keys.push(inferred);
         // A receive buffer per QP, above every key the capture uses.
         let top = ranges
@@ -479,6 +541,7 @@ pub fn replay(records: &[Record], opts: &Options) -> Result<Report, String> {
                     key: Some((top + 1 + n as u32) << 8),
                 })
                 .map_err(|e| format!("receive buffer: {e}"))?;
+            keys.push(recv.lkey);
             let mut init = QpInit::new(QpType::Rc, Pd(p.pd), cq);
             init.qpn = Some(p.qpn);
             init.cap.max_recv_wr = p.receives as u32;
@@ -515,7 +578,11 @@ pub fn replay(records: &[Record], opts: &Options) -> Result<Report, String> {
             }
             qp_of.insert((p.responder, p.qpn), pi);
         }
-        nics.push(nic);
+        let setup = Setup {
+            qpns: host_plans.iter().map(|(_, p)| p.qpn).collect(),
+            keys,
+        };
+        nics.push(attach(nic, &setup)?);
     }
 
     // Feed the requests as the link delivered them.
@@ -579,7 +646,7 @@ pub fn replay(records: &[Record], opts: &Options) -> Result<Report, String> {
             let op = s.pkt.bth.opcode;
             if op == ops::RC_READ_REQUEST {
                 reveal(
-                    &mut nics[h],
+                    nics[h].as_mut(),
                     &seen,
                     by_index[&idx],
                     &plans[pi],
@@ -587,14 +654,16 @@ pub fn replay(records: &[Record], opts: &Options) -> Result<Report, String> {
                     &written[h],
                 );
             }
-            let executed = nics[h].counters.resp_executed;
-            nics[h].receive(at, s.pkt.frame);
+            let executed = nics[h].executed();
+            let answers = nics[h].deliver(at, s.pkt.frame)?;
             if let (Some(r), true) = (s.pkt.ext.reth, op != ops::RC_READ_REQUEST) {
-                if nics[h].counters.resp_executed > executed && inferred_keys[h].contains(&r.rkey) {
-                    mark_written(&nics[h], &mut written[h], r.rkey, r.va, r.dma_len);
+                if nics[h].executed() > executed {
+                    if let Some(info) = inferred_keys[h].get(&r.rkey) {
+                        mark_written(info, &mut written[h], r.rkey, r.va, r.dma_len);
+                    }
                 }
             }
-            for f in nics[h].poll(at) {
+            for f in answers {
                 out.push((at, f.clone()));
                 if silent {
                     continue;
@@ -643,13 +712,12 @@ pub fn replay(records: &[Record], opts: &Options) -> Result<Report, String> {
     }
     let mut memory = Vec::new();
     for &(h, key) in &memory_keys {
-        memory.extend_from_slice(nics[h].mr_bytes(key).expect("registered"));
+        memory.extend_from_slice(&nics[h].region(key).expect("registered"));
     }
-    let counters = hosts
-        .iter()
-        .zip(&nics)
-        .map(|(ip, n)| (*ip, n.counters.clone()))
-        .collect();
+    let mut counters = Vec::new();
+    for (ip, n) in hosts.iter().zip(&mut nics) {
+        counters.push((*ip, n.counts()?));
+    }
     Ok(Report {
         qps,
         frames: out,
@@ -702,10 +770,13 @@ fn unsolicited_ack(seen: &[Seen<'_>], requests: &[usize], resp: usize) -> bool {
         .is_some_and(|q| !q.pkt.bth.ack_req)
 }
 
-fn mark_written(nic: &Nic, written: &mut BTreeMap<u32, Vec<bool>>, rkey: u32, va: u64, len: u32) {
-    let Some(info) = nic.mr_info(rkey) else {
-        return;
-    };
+fn mark_written(
+    info: &MrInfo,
+    written: &mut BTreeMap<u32, Vec<bool>>,
+    rkey: u32,
+    va: u64,
+    len: u32,
+) {
     let w = written
         .entry(rkey)
         .or_insert_with(|| vec![false; info.len as usize]);
@@ -721,21 +792,18 @@ fn mark_written(nic: &Nic, written: &mut BTreeMap<u32, Vec<bool>>, rkey: u32, va
 /// that followed the request. (Host programs change their buffers locally: rping refreshes its
 /// source buffer every round.)
 fn reveal(
-    nic: &mut Nic,
+    nic: &mut dyn ReplayNic,
     seen: &[Seen<'_>],
     req: usize,
     p: &Plan,
-    inferred: &[u32],
+    inferred: &BTreeMap<u32, MrInfo>,
     written: &BTreeMap<u32, Vec<bool>>,
 ) {
     let rq = &seen[req];
     let Some(r) = rq.pkt.ext.reth else {
         return;
     };
-    if r.dma_len == 0 || !inferred.contains(&r.rkey) {
-        return;
-    }
-    let Some(info) = nic.mr_info(r.rkey) else {
+    let Some(info) = inferred.get(&r.rkey).filter(|_| r.dma_len != 0) else {
         return;
     };
     let m = p.mtu.bytes() as u64;
@@ -753,16 +821,30 @@ fn reveal(
             continue;
         }
         let at = r.va + d as u64 * m;
-        let bytes = nic.mr_bytes_mut(r.rkey).expect("registered");
+        // Runs of bytes inside the region that no replayed WRITE wrote.
+        let mut run: Option<(usize, Vec<u8>)> = None;
         for (j, &b) in s.pkt.payload().iter().enumerate() {
             let a = at + j as u64;
-            if a < info.va || a >= info.va + info.len {
-                continue;
+            let o = (a >= info.va && a < info.va + info.len).then(|| (a - info.va) as usize);
+            match o.filter(|&o| !w.is_some_and(|w| w[o])) {
+                Some(o) => match &mut run {
+                    Some((start, bytes)) if *start + bytes.len() == o => bytes.push(b),
+                    _ => {
+                        if let Some((start, bytes)) = run.take() {
+                            nic.set_region(r.rkey, start, &bytes);
+                        }
+                        run = Some((o, vec![b]));
+                    }
+                },
+                None => {
+                    if let Some((start, bytes)) = run.take() {
+                        nic.set_region(r.rkey, start, &bytes);
+                    }
+                }
             }
-            let o = (a - info.va) as usize;
-            if !w.is_some_and(|w| w[o]) {
-                bytes[o] = b;
-            }
+        }
+        if let Some((start, bytes)) = run {
+            nic.set_region(r.rkey, start, &bytes);
         }
         if done.len() == n as usize {
             break;
