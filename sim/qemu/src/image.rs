@@ -421,7 +421,9 @@ pub fn build(spec: &ImageSpec, cache: &Path) -> Result<GuestImage> {
                 apt_command(PACKAGES)
             );
         }
-        files.insert(b.to_string_lossy().into_owned(), b.clone());
+        // The guest runs the binary; it never needs its debug information, which is most of a
+        // debug build and would not fit the guest's memory once unpacked.
+        files.insert(b.to_string_lossy().into_owned(), stripped_copy(b, cache)?);
         need_libs.push(b.clone());
     }
     for f in &spec.files {
@@ -475,6 +477,53 @@ pub fn build(spec: &ImageSpec, cache: &Path) -> Result<GuestImage> {
         initrd,
         modules,
     })
+}
+
+/// A copy of `bin` without debug sections, kept in `cache` under a name made from the
+/// original's path, size and modification time (so a rebuilt binary gets a fresh copy).
+fn stripped_copy(bin: &Path, cache: &Path) -> Result<PathBuf> {
+    let md = fs::metadata(bin).with_context(|| format!("reading {}", bin.display()))?;
+    let mut h = DefaultHasher::new();
+    bin.hash(&mut h);
+    md.len().hash(&mut h);
+    md.modified().ok().hash(&mut h);
+    let name = bin
+        .file_name()
+        .map_or_else(|| "bin".into(), |n| n.to_string_lossy().into_owned());
+    let dir = cache.join("stripped");
+    fs::create_dir_all(&dir).with_context(|| format!("creating {}", dir.display()))?;
+    let out = dir.join(format!("{name}-{:016x}", h.finish()));
+    if out.exists() {
+        return Ok(out);
+    }
+    let prefix = format!("{name}-");
+    for e in fs::read_dir(&dir)?.flatten() {
+        let n = e.file_name().to_string_lossy().into_owned();
+        let stale = n
+            .strip_prefix(&prefix)
+            .is_some_and(|rest| rest.len() == 16 && rest.bytes().all(|c| c.is_ascii_hexdigit()));
+        if stale {
+            let _ = fs::remove_file(e.path());
+        }
+    }
+    let tmp = unique_tmp(&out);
+    let st = Command::new("objcopy")
+        .arg("--strip-debug")
+        .arg(bin)
+        .arg(&tmp)
+        .status()
+        .with_context(|| {
+            format!(
+                "running objcopy (install it with: {})",
+                apt_command(&["binutils"])
+            )
+        })?;
+    if !st.success() {
+        let _ = fs::remove_file(&tmp);
+        bail!("objcopy --strip-debug {} failed ({st})", bin.display());
+    }
+    fs::rename(&tmp, &out)?;
+    Ok(out)
 }
 
 fn collect(
