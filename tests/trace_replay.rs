@@ -455,32 +455,15 @@ fn the_hardware_replays_the_shared_captures_as_the_model() {
         .collect();
     paths.sort();
     paths.push(dir.join("huawei_rc_send_ack.pcap"));
-    // The one known difference: perftest's read_bw keeps more READs outstanding than the
-    // hardware's four resource slots per QP, so after losses its go-back-N repeats READs the
-    // hardware no longer keeps, which rxe (and the model) answer again and the hardware drops
-    // (cnt_dup_dropped). Pinned here, so that more slots make this test say so.
-    let beyond_slots = "read_bw_drop50_stream.pcap";
+    // read_bw_drop50_stream is the one that needs the sixteen resource slots: perftest's
+    // read_bw keeps sixteen READs outstanding, and after losses go-back-N repeats READs up to
+    // sixteen back, which rxe (and the model) answer again (the model held to eight
+    // matches 550 of the 4,799 responses).
     for p in &paths {
-        if p.ends_with(beyond_slots) {
-            let model = rnic(&["trace", "replay", p.to_str().unwrap()]);
-            assert!(model.status.success(), "{}", stdout(&model));
-            let hw = rnic(&["trace", "replay", "--nic", "hw", "-v", p.to_str().unwrap()]);
-            let text = stdout(&hw);
-            let dup_dropped: u64 = text
-                .split_whitespace()
-                .find_map(|w| w.strip_prefix("cnt_dup_dropped="))
-                .and_then(|v| v.parse().ok())
-                .unwrap_or(0);
-            assert!(
-                hw.status.code() == Some(1) && dup_dropped > 0,
-                "{beyond_slots}: expected the four-slot difference\n{text}"
-            );
-            continue;
-        }
         let (_, c) = model_and_hw_agree(p, &[], false);
         assert_eq!(c[5], 0, "{}: {c:?}", p.display());
         eprintln!("{} --nic hw: {c:?}", p.display());
         n += 1;
     }
-    assert!(n >= 9, "only {n} shared captures besides {beyond_slots}");
+    assert!(n >= 10, "only {n} shared captures");
 }

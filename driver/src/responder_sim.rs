@@ -23,7 +23,7 @@ use rnic_wire::RocePacket;
 
 use crate::tables::Row;
 
-/// Rows of each table (`Responder<6, 8>`).
+/// Rows of each table (`Responder<6, 10>`).
 pub const ROWS: usize = 64;
 
 /// A response the engine sent: its send descriptor (transport header words), QP row and
@@ -91,10 +91,10 @@ pub fn row_words(r: &Row) -> Vec<u64> {
         .collect()
 }
 
-impl ResponderSim<PortLockStep<Responder<6, 8>>> {
+impl ResponderSim<PortLockStep<Responder<6, 10>>> {
     /// rust-hdl and Verilator in lock-step (every output compared every cycle).
     pub fn lockstep(seed: u64, stall: f64) -> Result<Self, String> {
-        let d = PortLockStep::new(Responder::<6, 8>::default(), "responder", seed)?;
+        let d = PortLockStep::new(Responder::<6, 10>::default(), "responder", seed)?;
         Ok(Self::new(d, seed, stall))
     }
 }
@@ -102,7 +102,7 @@ impl ResponderSim<PortLockStep<Responder<6, 8>>> {
 impl ResponderSim<VerilatedPorts> {
     /// Verilator alone.
     pub fn verilated(seed: u64, stall: f64) -> Result<Self, String> {
-        let d = VerilatedPorts::of::<Responder<6, 8>>("responder")?;
+        let d = VerilatedPorts::of::<Responder<6, 10>>("responder")?;
         Ok(Self::new(d, seed, stall))
     }
 }

@@ -401,7 +401,7 @@ struct Covered {
 fn scenario(seed: u64, mtu: Mtu, f: Faults, outside: bool, mix: bool) -> Covered {
     let mut rng = Rng::new(seed);
     let ack_every = 1 + rng.below(8) as u32;
-    let mdra = if mix { 1 + rng.below(4) as u8 } else { 1 };
+    let mdra = if mix { 1 + rng.below(16) as u8 } else { 1 };
     let mut m = model(&mut rng, mtu, ack_every, mdra);
     let mut to_b = Vec::new();
     let mut from_b = Vec::new();

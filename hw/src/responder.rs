@@ -44,8 +44,8 @@
 //! - requests for a QP beyond the table, not RC, not in RTR or RTS, or in error, and P_Keys
 //!   other than the default: dropped and counted (`cnt_dropped`), their payload discarded.
 //!
-//! A QP keeps its newest min(MAX_DEST_RD_ATOMIC, 4) READs and atomics (the model keeps
-//! MAX_DEST_RD_ATOMIC: equal up to 4). The model checks a SEND's entries in full at its
+//! A QP keeps its newest min(MAX_DEST_RD_ATOMIC, 16) READs and atomics (the model keeps
+//! MAX_DEST_RD_ATOMIC: equal up to 16, as many as perftest keeps outstanding). The model checks a SEND's entries in full at its
 //! first packet and only the parts each later packet writes; here every packet checks them
 //! in full (equal unless a region shrinks under a message in progress). A refused read of a
 //! receive request drops the packet (`cnt_dma_err`). Responses leave as send
@@ -54,7 +54,7 @@
 //!
 //! One request at a time. `s_init_*` resets a QP's state row (ePSN from its RQ_PSN, no kept
 //! READ or atomic) when the QP enters RTR; it is taken while the engine is idle. `A` is log2
-//! of the QP and region rows, `R` is `A + 2` (the resource slots' address).
+//! of the QP and region rows, `R` is `A + 4` (the resource slots' address).
 
 use rust_hdl::prelude::*;
 
@@ -110,8 +110,8 @@ field_split!(
         resid: 32 => "WR_RESID",
         wlen: 32 => "WR_LEN",
         err: 1 => "ERROR",
-        rvalid: 4 => "RES_VALID",
-        rhead: 2 => "RES_HEAD",
+        rvalid: 16 => "RES_VALID",
+        rhead: 4 => "RES_HEAD",
     }
 );
 
@@ -126,8 +126,8 @@ field_join!(
         resid: 32 => "WR_RESID",
         wlen: 32 => "WR_LEN",
         err: 1 => "ERROR",
-        rvalid: 4 => "RES_VALID",
-        rhead: 2 => "RES_HEAD",
+        rvalid: 16 => "RES_VALID",
+        rhead: 4 => "RES_HEAD",
     }
 );
 
@@ -312,8 +312,8 @@ pub struct Responder<const A: usize, const R: usize> {
     n_resid: DFF<Bits<32>>,
     n_wlen: DFF<Bits<32>>,
     n_err: DFF<Bits<1>>,
-    n_rvalid: DFF<Bits<4>>,
-    n_rhead: DFF<Bits<2>>,
+    n_rvalid: DFF<Bits<16>>,
+    n_rhead: DFF<Bits<4>>,
     n_write: DFF<Bit>,
     r_send: DFF<Bit>,
     r_read: DFF<Bit>,
@@ -324,7 +324,7 @@ pub struct Responder<const A: usize, const R: usize> {
     r_orig: DFF<Bits<64>>,
     dma_addr: DFF<Bits<64>>,
     /// The resource slot being written (ACT) or scanned (duplicates), and its new contents.
-    slot: DFF<Bits<2>>,
+    slot: DFF<Bits<4>>,
     e_kind: DFF<Bits<1>>,
     e_first: DFF<Bits<24>>,
     e_last: DFF<Bits<24>>,
@@ -453,14 +453,13 @@ pub struct Responder<const A: usize, const R: usize> {
     rd_n: DFF<Bits<24>>,
     rd_lastpsn: DFF<Bits<24>>,
     rd_endpsn: DFF<Bits<24>>,
-    cap: Signal<Local, Bits<3>>,
-    age0: Signal<Local, Bits<2>>,
-    age1: Signal<Local, Bits<2>>,
-    age2: Signal<Local, Bits<2>>,
-    age3: Signal<Local, Bits<2>>,
-    keep_mask: Signal<Local, Bits<4>>,
-    head_bit: Signal<Local, Bits<4>>,
-    slot_bit: Signal<Local, Bits<4>>,
+    cap: Signal<Local, Bits<5>>,
+    keep_ones: Signal<Local, Bits<48>>,
+    keep_at: Signal<Local, Bits<6>>,
+    keep_run: Signal<Local, Bits<48>>,
+    keep_mask: Signal<Local, Bits<16>>,
+    head_bit: Signal<Local, Bits<16>>,
+    slot_bit: Signal<Local, Bits<16>>,
     res_at: Signal<Local, Bits<R>>,
     d_lo: Signal<Local, Bits<24>>,
     d_hi: Signal<Local, Bits<24>>,
@@ -483,8 +482,9 @@ pub struct Responder<const A: usize, const R: usize> {
     rsv_addq: DFF<Bits<12>>,
     rsv_sub: Signal<Local, Bits<12>>,
     k_one2: Constant<Bits<2>>,
-    k_two2: Constant<Bits<2>>,
-    k_three2: Constant<Bits<2>>,
+    k_one4: Constant<Bits<4>>,
+    k_one48: Constant<Bits<48>>,
+    k_seventeen6: Constant<Bits<6>>,
     k_one10: Constant<Bits<10>>,
     k_one12: Constant<Bits<12>>,
     k_zero12: Constant<Bits<12>>,
@@ -518,7 +518,7 @@ pub struct Responder<const A: usize, const R: usize> {
 impl<const A: usize, const R: usize> Default for Responder<A, R> {
     fn default() -> Self {
         assert!((1..=16).contains(&A));
-        assert!(R == A + 2, "R is A + 2: four resource slots per QP");
+        assert!(R == A + 4, "R is A + 4: sixteen resource slots per QP");
         Responder {
             clock: Default::default(),
             reset: Default::default(),
@@ -745,10 +745,9 @@ impl<const A: usize, const R: usize> Default for Responder<A, R> {
             rd_lastpsn: Default::default(),
             rd_endpsn: Default::default(),
             cap: Default::default(),
-            age0: Default::default(),
-            age1: Default::default(),
-            age2: Default::default(),
-            age3: Default::default(),
+            keep_ones: Default::default(),
+            keep_at: Default::default(),
+            keep_run: Default::default(),
             keep_mask: Default::default(),
             head_bit: Default::default(),
             slot_bit: Default::default(),
@@ -771,8 +770,9 @@ impl<const A: usize, const R: usize> Default for Responder<A, R> {
             rsv_addq: Default::default(),
             rsv_sub: Default::default(),
             k_one2: Constant::new(bits::<2>(1)),
-            k_two2: Constant::new(bits::<2>(2)),
-            k_three2: Constant::new(bits::<2>(3)),
+            k_one4: Constant::new(bits::<4>(1)),
+            k_one48: Constant::new(bits::<48>(1)),
+            k_seventeen6: Constant::new(bits::<6>(17)),
             k_one10: Constant::new(bits::<10>(1)),
             k_one12: Constant::new(bits::<12>(1)),
             k_zero12: Constant::new(bits::<12>(0)),
@@ -1004,57 +1004,28 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
         self.rd_endpsn.d.next = self.req.psn.val() + self.rd_n.q.val();
         self.rd_lastpsn.d.next = self.req.psn.val() + self.rd_n.q.val() - self.k_one24.val();
 
-        // ---- Resource slots: a new one at RES_HEAD keeps the newest min(max(mdra, 1), 4).
-        self.cap.next = bit_cast::<3, 5>(self.qpf.mdra.val());
+        // ---- Resource slots: a new one at RES_HEAD keeps the newest min(max(mdra, 1), 16),
+        // the slots RES_HEAD, RES_HEAD - 1, ..., RES_HEAD - cap + 1 (mod 16): a run of cap
+        // ones placed at RES_HEAD + 17 - cap (1 to 31) in 48 bits, its three 16-bit thirds
+        // folded together.
+        self.cap.next = self.qpf.mdra.val();
         if !self.qpf.mdra.val().any() {
             self.cap.next = 1.into();
         }
-        if self.qpf.mdra.val() > 4 {
-            self.cap.next = 4.into();
+        if self.qpf.mdra.val() > 16 {
+            self.cap.next = 16.into();
         }
-        self.age0.next = self.stf.rhead.val();
-        self.age1.next = self.stf.rhead.val() - self.k_one2.val();
-        self.age2.next = self.stf.rhead.val() - self.k_two2.val();
-        self.age3.next = self.stf.rhead.val() - self.k_three2.val();
-        self.keep_mask.next = 0.into();
-        self.keep_mask.next = self
-            .keep_mask
-            .val()
-            .replace_bit(0, bit_cast::<3, 2>(self.age0.val()) < self.cap.val());
-        self.keep_mask.next = self
-            .keep_mask
-            .val()
-            .replace_bit(1, bit_cast::<3, 2>(self.age1.val()) < self.cap.val());
-        self.keep_mask.next = self
-            .keep_mask
-            .val()
-            .replace_bit(2, bit_cast::<3, 2>(self.age2.val()) < self.cap.val());
-        self.keep_mask.next = self
-            .keep_mask
-            .val()
-            .replace_bit(3, bit_cast::<3, 2>(self.age3.val()) < self.cap.val());
-        self.head_bit.next = 1.into();
-        if self.stf.rhead.val() == 1 {
-            self.head_bit.next = 2.into();
-        }
-        if self.stf.rhead.val() == 2 {
-            self.head_bit.next = 4.into();
-        }
-        if self.stf.rhead.val() == 3 {
-            self.head_bit.next = 8.into();
-        }
-        self.slot_bit.next = 1.into();
-        if self.slot.q.val() == 1 {
-            self.slot_bit.next = 2.into();
-        }
-        if self.slot.q.val() == 2 {
-            self.slot_bit.next = 4.into();
-        }
-        if self.slot.q.val() == 3 {
-            self.slot_bit.next = 8.into();
-        }
-        self.res_at.next = (bit_cast::<R, A>(self.req.dqp.val().get_bits::<A>(0)) << 2)
-            | bit_cast::<R, 2>(self.slot.q.val());
+        self.keep_ones.next = (self.k_one48.val() << self.cap.val()) - self.k_one48.val();
+        self.keep_at.next = bit_cast::<6, 4>(self.stf.rhead.val()) + self.k_seventeen6.val()
+            - bit_cast::<6, 5>(self.cap.val());
+        self.keep_run.next = self.keep_ones.val() << self.keep_at.val();
+        self.keep_mask.next = self.keep_run.val().get_bits::<16>(0)
+            | self.keep_run.val().get_bits::<16>(16)
+            | self.keep_run.val().get_bits::<16>(32);
+        self.head_bit.next = self.k_one16.val() << self.stf.rhead.val();
+        self.slot_bit.next = self.k_one16.val() << self.slot.q.val();
+        self.res_at.next = (bit_cast::<R, A>(self.req.dqp.val().get_bits::<A>(0)) << 4)
+            | bit_cast::<R, 4>(self.slot.q.val());
         // A kept slot answers a duplicate: a READ whose responses' PSNs hold it, an atomic at
         // its PSN (24-bit half-space compares, rule 2).
         self.d_lo.next = self.req.psn.val() - self.rsf.first.val();
@@ -1532,7 +1503,7 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
                     self.r_msn.d.next = self.msn_next.val();
                     self.n_rvalid.d.next =
                         (self.stf.rvalid.val() & self.keep_mask.val()) | self.head_bit.val();
-                    self.n_rhead.d.next = self.stf.rhead.val() + self.k_one2.val();
+                    self.n_rhead.d.next = self.stf.rhead.val() + self.k_one4.val();
                     if self.read.val() {
                         self.n_epsn.d.next = self.rd_endpsn.q.val();
                         self.e_last.d.next = self.rd_lastpsn.q.val();
@@ -1754,9 +1725,9 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
         }
         if self.st.q.val() == 26 {
             if !self.t_match.q.val() {
-                self.slot.d.next = self.slot.q.val() + self.k_one2.val();
+                self.slot.d.next = self.slot.q.val() + self.k_one4.val();
                 self.st.d.next = 12.into();
-                if self.slot.q.val() == 3 {
+                if self.slot.q.val() == 15 {
                     self.cnt_dupd.d.next = self.cnt_dupd.q.val() + self.k_one32.val();
                     self.st.d.next = 8.into();
                 }

@@ -145,7 +145,7 @@ pub const TOPS: &[Top] = &[
     // The responder with 64 QP and region rows.
     Top {
         name: "responder",
-        verilog: || verilog_of(crate::responder::Responder::<6, 8>::default()),
+        verilog: || verilog_of(crate::responder::Responder::<6, 10>::default()),
     },
     // The host interface: CSR port and register file in front of the receive parser.
     Top {

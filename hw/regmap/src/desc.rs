@@ -425,12 +425,12 @@ const RESP_FIELDS: [DescField; 10] = packed([
     ),
     (
         "RES_VALID",
-        4,
-        "which of the QP's four resp_resource slots hold a READ or atomic a duplicate may replay",
+        16,
+        "which of the QP's sixteen resp_resource slots hold a READ or atomic a duplicate may replay",
     ),
     (
         "RES_HEAD",
-        2,
+        4,
         "the resp_resource slot the next READ or atomic takes",
     ),
 ]);
@@ -441,7 +441,7 @@ pub const RESP_STATE: Format = Format {
     size: 32,
     fields: &RESP_FIELDS,
     sge: None,
-    doc: "a row of the responder state table (186 bits, packed from bit 0): the receive engine's part of a QP's context, written by the responder",
+    doc: "a row of the responder state table (200 bits, packed from bit 0): the receive engine's part of a QP's context, written by the responder",
 };
 
 const RESOURCE_FIELDS: [DescField; 6] = packed([
@@ -471,7 +471,7 @@ pub const RESP_RESOURCE: Format = Format {
     size: 32,
     fields: &RESOURCE_FIELDS,
     sge: None,
-    doc: "a slot of the responder's resource table (177 bits, packed from bit 0): four per QP, the newest min(MAX_DEST_RD_ATOMIC, 4) READs and atomics executed, so that a duplicate READ is answered again from host memory and a duplicate atomic with its saved original value",
+    doc: "a slot of the responder's resource table (177 bits, packed from bit 0): sixteen per QP, the newest min(MAX_DEST_RD_ATOMIC, 16) READs and atomics executed, so that a duplicate READ is answered again from host memory and a duplicate atomic with its saved original value",
 };
 
 pub const FORMATS: &[Format] = &[

@@ -691,7 +691,7 @@ hdl_ports!(rnic_hw::recv_wqe::RecvWqe<6, 2> {
     ],
 });
 
-hdl_ports!(rnic_hw::responder::Responder<6, 8> {
+hdl_ports!(rnic_hw::responder::Responder<6, 10> {
     inputs: [
         reset,
         s_hdr_data,
