@@ -4,14 +4,16 @@
 //! requests back to back answered from host memory, at
 //! path MTU 1024 and 4096 (bytes per cycle against the 8 of a beat), the cycles from a small
 //! WRITE's last beat in to its ACK's descriptor out, and from a small READ request in to its
-//! response's descriptor out.
+//! response's descriptor out; then the responder path (`responder_path`: the receive parser,
+//! the responder, its tables and the transmit builder), frames in and frames out.
 
 use std::net::{IpAddr, Ipv4Addr};
 
 use anyhow::{Result, anyhow, bail};
+use rnic_cosim::ports::VerilatedPorts;
 use rnic_driver::queues::encode_recv;
 use rnic_driver::responder_sim::{ResponderSim, RunStats};
-use rnic_driver::tables::{QpContext, encode_mr, encode_qp};
+use rnic_driver::tables::{QpContext, encode_av, encode_mr, encode_qp};
 use rnic_transport::mr::{MrInfo, Pd};
 use rnic_transport::verbs::{Access, AddressVector, Mtu, QpAttr, QpState, QpType, RecvWr};
 use rnic_wire::bth::BthRepr;
@@ -132,7 +134,7 @@ fn segment(ops: &Ops, mul: usize, mtu: usize, len: usize, messages: usize) -> Re
 fn report(
     label: &str,
     name: usize,
-    s: &ResponderSim<rnic_cosim::ports::VerilatedPorts>,
+    s: &ResponderSim<VerilatedPorts>,
     run: (usize, &RunStats),
     frames: usize,
     (len, messages, mul, completions): (usize, usize, usize, usize),
@@ -170,8 +172,23 @@ fn report(
     Ok(())
 }
 
-fn sim(mtu: Mtu) -> Result<ResponderSim<rnic_cosim::ports::VerilatedPorts>> {
+fn sim(mtu: Mtu) -> Result<ResponderSim<VerilatedPorts>> {
     let mut s = ResponderSim::verilated(1, 0.0).map_err(anyhow::Error::msg)?;
+    setup(&mut s, mtu)?;
+    Ok(s)
+}
+
+/// The responder path (`responder_path`: frames in, frames out), set up as [`sim`].
+fn path_sim(mtu: Mtu) -> Result<ResponderSim<VerilatedPorts>> {
+    let mut s = ResponderSim::path_verilated::<6, 10>("responder_path", 1, 0.0)
+        .map_err(anyhow::Error::msg)?;
+    setup(&mut s, mtu)?;
+    Ok(s)
+}
+
+/// The bench's QP (RTS, path MTU `mtu`) and region, and the QP's address vector and our
+/// identity for the responder path's frames.
+fn setup(s: &mut ResponderSim<VerilatedPorts>, mtu: Mtu) -> Result<()> {
     let attr = QpAttr {
         state: QpState::Rts,
         access: Access::REMOTE_WRITE | Access::REMOTE_READ,
@@ -203,9 +220,17 @@ fn sim(mtu: Mtu) -> Result<ResponderSim<rnic_cosim::ports::VerilatedPorts>> {
     };
     s.set_qp(QPN as usize, &encode_qp(&attr, &ctx)?);
     s.set_mr((KEY >> 8) as usize, &encode_mr(&mr, BASE)?);
+    if let Some(av) = &attr.av {
+        s.set_av(QPN as usize, &encode_av(av, 0, QPN)?);
+    }
+    s.set_identity(
+        MacAddr([2, 0, 0, 0, 0, 2]).to_u64(),
+        u128::from_be_bytes(Ipv4Addr::new(10, 0, 0, 2).to_ipv6_mapped().octets()),
+        64,
+    );
     s.map(BASE, REGION);
     s.init_qp(QPN as usize, 0).map_err(anyhow::Error::msg)?;
-    Ok(s)
+    Ok(())
 }
 
 pub fn bench_responder() -> Result<()> {
@@ -224,7 +249,18 @@ pub fn bench_responder() -> Result<()> {
             (len, messages, 7, 0),
         )?;
     }
-    let mut s = sim(Mtu::M1024)?;
+    println!(
+        "write_only_64 ack_latency_cycles={} (last payload beat in to the ACK's descriptor out; DMA write done at once)",
+        ack_latency(&mut sim(Mtu::M1024)?)?
+    );
+    bench_sends()?;
+    bench_reads()?;
+    bench_path()
+}
+
+/// Cycles from a 64-byte WRITE ONLY's last beat in to its ACK out (a descriptor from the
+/// responder, a frame's first beat from the path).
+fn ack_latency(s: &mut ResponderSim<VerilatedPorts>) -> Result<u64> {
     let f = request(
         0x0A,
         0,
@@ -240,12 +276,62 @@ pub fn bench_responder() -> Result<()> {
     let (Some(r), Some(t)) = (resp.first(), st.taken.first()) else {
         bail!("no ACK for a 64-byte WRITE");
     };
+    Ok(r.cycle - t)
+}
+
+/// The responder path: WRITE frames back to back (a frame's headers take beats of the line
+/// too), READ responses as frames, and a small WRITE's latency from its frame's last beat in
+/// to its ACK frame's first beat out.
+fn bench_path() -> Result<()> {
     println!(
-        "write_only_64 ack_latency_cycles={} (last payload beat in to the ACK's descriptor out; DMA write done at once)",
-        r.cycle - t
+        "responder path (Verilator, no stalls): WRITE frames back to back in through the receive parser, ACK frames out"
     );
-    bench_sends()?;
-    bench_reads()
+    for (mtu, name) in [(Mtu::M1024, 1024), (Mtu::M4096, 4096)] {
+        let (len, messages) = (64 * 1024, 4);
+        let frames = segment(&WRITE_OPS, 7, name, len, messages)?;
+        let wire: usize = frames.iter().map(|f| f.len().div_ceil(8)).sum();
+        let mut s = path_sim(mtu)?;
+        let (resp, st) = s.run(&frames).map_err(anyhow::Error::msg)?;
+        print!("frame_beats={wire} ");
+        report(
+            "path ",
+            name,
+            &s,
+            (resp.len(), &st),
+            frames.len(),
+            (len, messages, 7, 0),
+        )?;
+    }
+    let pattern = |j: usize| (j * 11 + j / 4096) as u8;
+    let (len, messages) = (64 * 1024, 4);
+    let frames = reads(4096, len, messages)?;
+    let mut s = path_sim(Mtu::M4096)?;
+    let bytes: Vec<u8> = (0..len * messages).map(pattern).collect();
+    if !s.fill(BASE, &bytes) {
+        bail!("the region is not mapped");
+    }
+    let (resp, st) = s.run(&frames).map_err(anyhow::Error::msg)?;
+    let sent: Vec<u8> = resp
+        .iter()
+        .flat_map(|r| r.payload.iter().copied())
+        .collect();
+    if sent != bytes {
+        bail!("path: the READ responses do not carry the region's bytes");
+    }
+    let wire: u64 = s.sent.iter().map(|f| f.len() as u64).sum();
+    println!(
+        "path read mtu=4096 responses={} bytes={} frame_bytes={wire} cycles={} bytes_per_cycle={:.3} frame_bytes_per_cycle={:.3}",
+        resp.len(),
+        st.payload_bytes,
+        st.cycles,
+        st.payload_bytes as f64 / st.cycles as f64,
+        wire as f64 / st.cycles as f64
+    );
+    println!(
+        "path write_only_64 ack_latency_cycles={} (the request frame's last beat in to the ACK frame's first beat out; DMA write done at once)",
+        ack_latency(&mut path_sim(Mtu::M1024)?)?
+    );
+    Ok(())
 }
 
 /// The receive ring of the bench's QP.

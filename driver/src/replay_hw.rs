@@ -35,7 +35,7 @@ use rnic_transport::verbs::{QpState, RecvWr};
 use rnic_wire::RocePacket;
 
 use crate::queues::encode_recv;
-use crate::responder_sim::{ROWS, ResponderSim, row_words};
+use crate::responder_sim::{ROWS, ResponderSim, SLOTS, row_words};
 use crate::tables::{QpContext, encode_av, encode_mr, encode_qp};
 
 /// The model's check codes, as the responder counts them (`cnt_verdict_sel`).
@@ -180,6 +180,12 @@ impl HwReplayNic {
                 notes.push(format!("QP {qpn:#08x} is QP {row:#x} in the hardware"));
             }
             let mut attr = qp.attr.clone();
+            if usize::from(attr.max_dest_rd_atomic) > SLOTS {
+                notes.push(format!(
+                    "QP {qpn:#08x}: max_dest_rd_atomic {} is above the hardware's {SLOTS} slots; it keeps the newest {SLOTS} READs and atomics",
+                    attr.max_dest_rd_atomic
+                ));
+            }
             if attr.max_dest_rd_atomic > 31 {
                 attr.max_dest_rd_atomic = 31;
             }

@@ -40,6 +40,7 @@ pub mod recv_wqe;
 pub mod reset_sync;
 pub mod resp_check;
 pub mod responder;
+pub mod responder_path;
 pub mod rgmii_io;
 pub mod rgmii_mac;
 pub mod row_table;

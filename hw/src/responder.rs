@@ -44,9 +44,11 @@
 //! - requests for a QP beyond the table, not RC, not in RTR or RTS, or in error, and P_Keys
 //!   other than the default: dropped and counted (`cnt_dropped`), their payload discarded.
 //!
-//! A QP keeps its newest min(MAX_DEST_RD_ATOMIC, 16) READs and atomics (the model keeps
-//! MAX_DEST_RD_ATOMIC: equal up to 16, as many as perftest keeps outstanding). The model checks a SEND's entries in full at its
-//! first packet and only the parts each later packet writes; here every packet checks them
+//! A QP keeps its newest min(MAX_DEST_RD_ATOMIC, 2^(R - A)) READs and atomics: the slots
+//! per QP, 1 to 16, are the device's `max_qp_rd_atom` (the model keeps MAX_DEST_RD_ATOMIC, so
+//! the two are equal while MAX_DEST_RD_ATOMIC is within it; perftest keeps 16 outstanding).
+//! The resource table has 2^R slots, 177 bits each. The model checks a SEND's entries in full
+//! at its first packet and only the parts each later packet writes; here every packet checks them
 //! in full (equal unless a region shrinks under a message in progress). A refused read of a
 //! receive request drops the packet (`cnt_dma_err`). Responses leave as send
 //! descriptors (a transport header) with the QP's row (`m_desc_qp`) for the address vector
@@ -54,7 +56,7 @@
 //!
 //! One request at a time. `s_init_*` resets a QP's state row (ePSN from its RQ_PSN, no kept
 //! READ or atomic) when the QP enters RTR; it is taken while the engine is idle. `A` is log2
-//! of the QP and region rows, `R` is `A + 4` (the resource slots' address).
+//! of the QP and region rows, `R` of the resource slots (`A` to `A + 4`).
 
 use rust_hdl::prelude::*;
 
@@ -110,7 +112,7 @@ field_split!(
         resid: 32 => "WR_RESID",
         wlen: 32 => "WR_LEN",
         err: 1 => "ERROR",
-        rvalid: 16 => "RES_VALID",
+        rcount: 5 => "RES_COUNT",
         rhead: 4 => "RES_HEAD",
     }
 );
@@ -126,7 +128,7 @@ field_join!(
         resid: 32 => "WR_RESID",
         wlen: 32 => "WR_LEN",
         err: 1 => "ERROR",
-        rvalid: 16 => "RES_VALID",
+        rcount: 5 => "RES_COUNT",
         rhead: 4 => "RES_HEAD",
     }
 );
@@ -312,7 +314,7 @@ pub struct Responder<const A: usize, const R: usize> {
     n_resid: DFF<Bits<32>>,
     n_wlen: DFF<Bits<32>>,
     n_err: DFF<Bits<1>>,
-    n_rvalid: DFF<Bits<16>>,
+    n_rcount: DFF<Bits<5>>,
     n_rhead: DFF<Bits<4>>,
     n_write: DFF<Bit>,
     r_send: DFF<Bit>,
@@ -454,12 +456,9 @@ pub struct Responder<const A: usize, const R: usize> {
     rd_lastpsn: DFF<Bits<24>>,
     rd_endpsn: DFF<Bits<24>>,
     cap: Signal<Local, Bits<5>>,
-    keep_ones: Signal<Local, Bits<48>>,
-    keep_at: Signal<Local, Bits<6>>,
-    keep_run: Signal<Local, Bits<48>>,
-    keep_mask: Signal<Local, Bits<16>>,
-    head_bit: Signal<Local, Bits<16>>,
-    slot_bit: Signal<Local, Bits<16>>,
+    count1: Signal<Local, Bits<5>>,
+    oldest: Signal<Local, Bits<4>>,
+    newest: Signal<Local, Bits<4>>,
     res_at: Signal<Local, Bits<R>>,
     d_lo: Signal<Local, Bits<24>>,
     d_hi: Signal<Local, Bits<24>>,
@@ -483,8 +482,11 @@ pub struct Responder<const A: usize, const R: usize> {
     rsv_sub: Signal<Local, Bits<12>>,
     k_one2: Constant<Bits<2>>,
     k_one4: Constant<Bits<4>>,
-    k_one48: Constant<Bits<48>>,
-    k_seventeen6: Constant<Bits<6>>,
+    k_one5: Constant<Bits<5>>,
+    /// Resource slots per QP (2^(R - A)), log2 of it, and the mask of a slot's number.
+    k_slots5: Constant<Bits<5>>,
+    k_slot_shift: Constant<Bits<3>>,
+    k_slot_mask: Constant<Bits<R>>,
     k_one10: Constant<Bits<10>>,
     k_one12: Constant<Bits<12>>,
     k_zero12: Constant<Bits<12>>,
@@ -515,10 +517,20 @@ pub struct Responder<const A: usize, const R: usize> {
     k_syn_op: Constant<Bits<8>>,
 }
 
+impl<const A: usize, const R: usize> Responder<A, R> {
+    /// QP (and memory region) rows.
+    pub const ROWS: usize = 1 << A;
+    /// READs and atomics kept per QP: the most MAX_DEST_RD_ATOMIC this responder honours.
+    pub const SLOTS: usize = 1 << (R - A);
+}
+
 impl<const A: usize, const R: usize> Default for Responder<A, R> {
     fn default() -> Self {
         assert!((1..=16).contains(&A));
-        assert!(R == A + 4, "R is A + 4: sixteen resource slots per QP");
+        assert!(
+            (A..=A + 4).contains(&R),
+            "R is A to A + 4: 1 to 16 resource slots per QP"
+        );
         Responder {
             clock: Default::default(),
             reset: Default::default(),
@@ -628,7 +640,7 @@ impl<const A: usize, const R: usize> Default for Responder<A, R> {
             n_resid: Default::default(),
             n_wlen: Default::default(),
             n_err: Default::default(),
-            n_rvalid: Default::default(),
+            n_rcount: Default::default(),
             n_rhead: Default::default(),
             n_write: Default::default(),
             r_send: Default::default(),
@@ -745,12 +757,9 @@ impl<const A: usize, const R: usize> Default for Responder<A, R> {
             rd_lastpsn: Default::default(),
             rd_endpsn: Default::default(),
             cap: Default::default(),
-            keep_ones: Default::default(),
-            keep_at: Default::default(),
-            keep_run: Default::default(),
-            keep_mask: Default::default(),
-            head_bit: Default::default(),
-            slot_bit: Default::default(),
+            count1: Default::default(),
+            oldest: Default::default(),
+            newest: Default::default(),
             res_at: Default::default(),
             d_lo: Default::default(),
             d_hi: Default::default(),
@@ -771,8 +780,10 @@ impl<const A: usize, const R: usize> Default for Responder<A, R> {
             rsv_sub: Default::default(),
             k_one2: Constant::new(bits::<2>(1)),
             k_one4: Constant::new(bits::<4>(1)),
-            k_one48: Constant::new(bits::<48>(1)),
-            k_seventeen6: Constant::new(bits::<6>(17)),
+            k_one5: Constant::new(bits::<5>(1)),
+            k_slots5: Constant::new(bits::<5>(1 << (R - A))),
+            k_slot_shift: Constant::new(bits::<3>((R - A) as u64)),
+            k_slot_mask: Constant::new(bits::<R>((1 << (R - A)) - 1)),
             k_one10: Constant::new(bits::<10>(1)),
             k_one12: Constant::new(bits::<12>(1)),
             k_zero12: Constant::new(bits::<12>(0)),
@@ -810,7 +821,7 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, st, hdr, qp_row, mr_row, st_row, verdict, addr, mr_ok, n_epsn, n_msn,
-            n_nak, n_open, n_addr, n_resid, n_wlen, n_err, n_rvalid, n_rhead, n_write, r_send,
+            n_nak, n_open, n_addr, n_resid, n_wlen, n_err, n_rcount, n_rhead, n_write, r_send,
             r_read, r_op, r_syn, r_psn, r_msn, r_orig, dma_addr, slot, e_kind, e_first, e_last,
             e_va, e_len, e_rkey, res_q, t_match, t_in, at_new, rd_addr, rd_left, rd_psn, rd_first,
             rd_mid, rd_seg, rd_op, rd_last, rd_aeth, rd_outs_m1, rd_lkeep, rd_off, rd_ocnt,
@@ -1004,40 +1015,38 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
         self.rd_endpsn.d.next = self.req.psn.val() + self.rd_n.q.val();
         self.rd_lastpsn.d.next = self.req.psn.val() + self.rd_n.q.val() - self.k_one24.val();
 
-        // ---- Resource slots: a new one at RES_HEAD keeps the newest min(max(mdra, 1), 16),
-        // the slots RES_HEAD, RES_HEAD - 1, ..., RES_HEAD - cap + 1 (mod 16): a run of cap
-        // ones placed at RES_HEAD + 17 - cap (1 to 31) in 48 bits, its three 16-bit thirds
-        // folded together.
+        // ---- Resource slots: the QP keeps its newest RES_COUNT READs and atomics, slot
+        // numbers RES_HEAD - RES_COUNT to RES_HEAD - 1 (mod 16), as the model keeps its queue
+        // of them; a new one takes RES_HEAD and RES_COUNT becomes min(RES_COUNT + 1, cap),
+        // cap = min(max(mdra, 1), slots). Slot number n is row n mod `slots` of the QP's rows
+        // in the table: the kept ones are at most `slots` consecutive numbers, so no two of
+        // them share a row.
         self.cap.next = self.qpf.mdra.val();
         if !self.qpf.mdra.val().any() {
             self.cap.next = 1.into();
         }
-        if self.qpf.mdra.val() > 16 {
-            self.cap.next = 16.into();
+        if self.qpf.mdra.val() > self.k_slots5.val() {
+            self.cap.next = self.k_slots5.val();
         }
-        self.keep_ones.next = (self.k_one48.val() << self.cap.val()) - self.k_one48.val();
-        self.keep_at.next = bit_cast::<6, 4>(self.stf.rhead.val()) + self.k_seventeen6.val()
-            - bit_cast::<6, 5>(self.cap.val());
-        self.keep_run.next = self.keep_ones.val() << self.keep_at.val();
-        self.keep_mask.next = self.keep_run.val().get_bits::<16>(0)
-            | self.keep_run.val().get_bits::<16>(16)
-            | self.keep_run.val().get_bits::<16>(32);
-        self.head_bit.next = self.k_one16.val() << self.stf.rhead.val();
-        self.slot_bit.next = self.k_one16.val() << self.slot.q.val();
-        self.res_at.next = (bit_cast::<R, A>(self.req.dqp.val().get_bits::<A>(0)) << 4)
-            | bit_cast::<R, 4>(self.slot.q.val());
+        self.count1.next = self.stf.rcount.val() + self.k_one5.val();
+        if self.count1.val() > self.cap.val() {
+            self.count1.next = self.cap.val();
+        }
+        self.oldest.next = self.stf.rhead.val() - self.stf.rcount.val().get_bits::<4>(0);
+        self.newest.next = self.stf.rhead.val() - self.k_one4.val();
+        self.res_at.next = (bit_cast::<R, A>(self.req.dqp.val().get_bits::<A>(0))
+            << self.k_slot_shift.val())
+            | (bit_cast::<R, 4>(self.slot.q.val()) & self.k_slot_mask.val());
         // A kept slot answers a duplicate: a READ whose responses' PSNs hold it, an atomic at
         // its PSN (24-bit half-space compares, rule 2).
         self.d_lo.next = self.req.psn.val() - self.rsf.first.val();
         self.d_hi.next = self.rsf.last.val() - self.req.psn.val();
         self.s_match.next = false;
-        if (self.stf.rvalid.val() & self.slot_bit.val()).any() {
-            if self.read.val() & !self.rsf.kind.val().any() {
-                self.s_match.next = !self.d_lo.val().get_bit(23) & !self.d_hi.val().get_bit(23);
-            }
-            if self.atomic.val() & self.rsf.kind.val().any() {
-                self.s_match.next = self.req.psn.val() == self.rsf.first.val();
-            }
+        if self.read.val() & !self.rsf.kind.val().any() {
+            self.s_match.next = !self.d_lo.val().get_bit(23) & !self.d_hi.val().get_bit(23);
+        }
+        if self.atomic.val() & self.rsf.kind.val().any() {
+            self.s_match.next = self.req.psn.val() == self.rsf.first.val();
         }
         self.req_end.next =
             bit_cast::<65, 64>(self.req.va.val()) + bit_cast::<65, 32>(self.dlen.val());
@@ -1187,7 +1196,7 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
         self.st_out.resid.next = self.n_resid.q.val();
         self.st_out.wlen.next = self.n_wlen.q.val();
         self.st_out.err.next = self.n_err.q.val();
-        self.st_out.rvalid.next = self.n_rvalid.q.val();
+        self.st_out.rcount.next = self.n_rcount.q.val();
         self.st_out.rhead.next = self.n_rhead.q.val();
         self.mem.write_data.next = self.st_out.word.val();
         self.res.read_address.next = self.res_at.val();
@@ -1290,7 +1299,7 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
         self.n_resid.d.next = self.n_resid.q.val();
         self.n_wlen.d.next = self.n_wlen.q.val();
         self.n_err.d.next = self.n_err.q.val();
-        self.n_rvalid.d.next = self.n_rvalid.q.val();
+        self.n_rcount.d.next = self.n_rcount.q.val();
         self.n_rhead.d.next = self.n_rhead.q.val();
         self.n_write.d.next = self.n_write.q.val();
         self.r_send.d.next = self.r_send.q.val();
@@ -1343,7 +1352,7 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
                 self.st_out.resid.next = self.k_zero32.val();
                 self.st_out.wlen.next = self.k_zero32.val();
                 self.st_out.err.next = 0.into();
-                self.st_out.rvalid.next = 0.into();
+                self.st_out.rcount.next = 0.into();
                 self.st_out.rhead.next = 0.into();
                 self.mem.write_enable.next = true;
             } else {
@@ -1409,7 +1418,7 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
             self.n_resid.d.next = self.stf.resid.val();
             self.n_wlen.d.next = self.stf.wlen.val();
             self.n_err.d.next = 0.into();
-            self.n_rvalid.d.next = self.stf.rvalid.val();
+            self.n_rcount.d.next = self.stf.rcount.val();
             self.n_rhead.d.next = self.stf.rhead.val();
             self.n_write.d.next = true;
             self.r_send.d.next = true;
@@ -1501,8 +1510,7 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
                     self.n_nak.d.next = 0.into();
                     self.n_msn.d.next = self.msn_next.val();
                     self.r_msn.d.next = self.msn_next.val();
-                    self.n_rvalid.d.next =
-                        (self.stf.rvalid.val() & self.keep_mask.val()) | self.head_bit.val();
+                    self.n_rcount.d.next = self.count1.val();
                     self.n_rhead.d.next = self.stf.rhead.val() + self.k_one4.val();
                     if self.read.val() {
                         self.n_epsn.d.next = self.rd_endpsn.q.val();
@@ -1561,14 +1569,19 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
             }
             if self.verdict.q.val() == 3 {
                 // A duplicate SEND or WRITE is ACKed with ePSN - 1; a READ or atomic is looked
-                // for among the kept ones.
+                // for among the kept ones, oldest first (as the model looks), and dropped when
+                // none is kept.
                 self.n_write.d.next = false;
                 self.r_send.d.next = self.sendwrite.val();
                 self.r_psn.d.next = self.psn_prev.val();
                 if self.read.val() | self.atomic.val() {
                     self.r_send.d.next = false;
-                    self.slot.d.next = 0.into();
+                    self.slot.d.next = self.oldest.val();
                     self.st.d.next = 12.into();
+                    if !self.stf.rcount.val().any() {
+                        self.cnt_dupd.d.next = self.cnt_dupd.q.val() + self.k_one32.val();
+                        self.st.d.next = 8.into();
+                    }
                 }
             }
             if self.verdict.q.val() == 4 {
@@ -1727,7 +1740,7 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
             if !self.t_match.q.val() {
                 self.slot.d.next = self.slot.q.val() + self.k_one4.val();
                 self.st.d.next = 12.into();
-                if self.slot.q.val() == 15 {
+                if self.slot.q.val() == self.newest.val() {
                     self.cnt_dupd.d.next = self.cnt_dupd.q.val() + self.k_one32.val();
                     self.st.d.next = 8.into();
                 }

@@ -147,6 +147,22 @@ pub const TOPS: &[Top] = &[
         name: "responder",
         verilog: || verilog_of(crate::responder::Responder::<6, 10>::default()),
     },
+    // The responder sized for the LFE5UM5G-85F: 1024 QP and region rows, four READ/atomic
+    // slots per QP (4096 slots: sixteen per QP would take 160 of the part's 208 DP16KD).
+    Top {
+        name: "responder_1k",
+        verilog: || verilog_of(crate::responder::Responder::<10, 12>::default()),
+    },
+    // The responder with the packet layer and its tables: frames in, frames out.
+    Top {
+        name: "responder_path",
+        verilog: || verilog_of(crate::responder_path::ResponderPath::<6, 10>::default()),
+    },
+    // The same, sized for the LFE5UM5G-85F: 1024 QPs, regions and address vectors.
+    Top {
+        name: "responder_path_1k",
+        verilog: || verilog_of(crate::responder_path::ResponderPath::<10, 12>::default()),
+    },
     // The host interface: CSR port and register file in front of the receive parser.
     Top {
         name: "host_nic",

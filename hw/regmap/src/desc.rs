@@ -424,14 +424,14 @@ const RESP_FIELDS: [DescField; 10] = packed([
         "the responder met a fatal error: the QP is in ERR and requests are dropped",
     ),
     (
-        "RES_VALID",
-        16,
-        "which of the QP's sixteen resp_resource slots hold a READ or atomic a duplicate may replay",
+        "RES_COUNT",
+        5,
+        "how many READs and atomics the QP keeps for duplicates (0 to its slots): slot numbers RES_HEAD - RES_COUNT to RES_HEAD - 1 (mod 16), number n in the QP's resp_resource row n mod slots",
     ),
     (
         "RES_HEAD",
         4,
-        "the resp_resource slot the next READ or atomic takes",
+        "the slot number the next READ or atomic takes (mod 16)",
     ),
 ]);
 
@@ -441,7 +441,7 @@ pub const RESP_STATE: Format = Format {
     size: 32,
     fields: &RESP_FIELDS,
     sge: None,
-    doc: "a row of the responder state table (200 bits, packed from bit 0): the receive engine's part of a QP's context, written by the responder",
+    doc: "a row of the responder state table (189 bits, packed from bit 0): the receive engine's part of a QP's context, written by the responder",
 };
 
 const RESOURCE_FIELDS: [DescField; 6] = packed([
@@ -471,7 +471,7 @@ pub const RESP_RESOURCE: Format = Format {
     size: 32,
     fields: &RESOURCE_FIELDS,
     sge: None,
-    doc: "a slot of the responder's resource table (177 bits, packed from bit 0): sixteen per QP, the newest min(MAX_DEST_RD_ATOMIC, 16) READs and atomics executed, so that a duplicate READ is answered again from host memory and a duplicate atomic with its saved original value",
+    doc: "a slot of the responder's resource table (177 bits, packed from bit 0): 1 to 16 per QP by the responder's size (the `responder` top 16, `responder_1k` 4), the newest min(MAX_DEST_RD_ATOMIC, slots) READs and atomics executed, so that a duplicate READ is answered again from host memory and a duplicate atomic with its saved original value",
 };
 
 pub const FORMATS: &[Format] = &[
