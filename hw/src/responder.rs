@@ -338,6 +338,9 @@ pub struct Responder<const A: usize, const R: usize> {
     res_q: DFF<Bits<RR_BITS>>,
     t_match: DFF<Bit>,
     t_in: DFF<Bit>,
+    /// A kept READ's end and the request's, registered before they are compared.
+    res_end_q: DFF<Bits<65>>,
+    req_end_q: DFF<Bits<65>>,
     /// An atomic's new value.
     at_new: DFF<Bits<64>>,
     /// READ responses: the next segment's device address, bytes left, PSN; the first response
@@ -661,6 +664,8 @@ impl<const A: usize, const R: usize> Default for Responder<A, R> {
             res_q: Default::default(),
             t_match: Default::default(),
             t_in: Default::default(),
+            res_end_q: Default::default(),
+            req_end_q: Default::default(),
             at_new: Default::default(),
             rd_addr: Default::default(),
             rd_left: Default::default(),
@@ -823,13 +828,13 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
             self, clock, st, hdr, qp_row, mr_row, st_row, verdict, addr, mr_ok, n_epsn, n_msn,
             n_nak, n_open, n_addr, n_resid, n_wlen, n_err, n_rcount, n_rhead, n_write, r_send,
             r_read, r_op, r_syn, r_psn, r_msn, r_orig, dma_addr, slot, e_kind, e_first, e_last,
-            e_va, e_len, e_rkey, res_q, t_match, t_in, at_new, rd_addr, rd_left, rd_psn, rd_first,
-            rd_mid, rd_seg, rd_op, rd_last, rd_aeth, rd_outs_m1, rd_lkeep, rd_off, rd_ocnt,
-            rd_prev, rd_have, rd_err, rd_n, rd_lastpsn, rd_endpsn, rsv, cnt_exec, cnt_drop,
-            cnt_dmae, cnt_rep, cnt_dupd, cnt_rref, wq_have, need_wqe, rsv_addq, x_off, x_end, x_c1,
-            x_c2, y_c1, y_c2, y_lo0, y_hi0, y_lo1, y_hi1, y_lo2, y_hi2, y_over, q_off0, q_off1,
-            q_off2, q_len0, q_len1, q_len2, p_a0, p_a1, p_a2, c_pend, c_status, c_op, c_flags,
-            c_len, c_imm, c_beat, fl_pend, fl_on, fl_status, fl_len
+            e_va, e_len, e_rkey, res_q, t_match, t_in, res_end_q, req_end_q, at_new, rd_addr,
+            rd_left, rd_psn, rd_first, rd_mid, rd_seg, rd_op, rd_last, rd_aeth, rd_outs_m1,
+            rd_lkeep, rd_off, rd_ocnt, rd_prev, rd_have, rd_err, rd_n, rd_lastpsn, rd_endpsn, rsv,
+            cnt_exec, cnt_drop, cnt_dmae, cnt_rep, cnt_dupd, cnt_rref, wq_have, need_wqe, rsv_addq,
+            x_off, x_end, x_c1, x_c2, y_c1, y_c2, y_lo0, y_hi0, y_lo1, y_hi1, y_lo2, y_hi2, y_over,
+            q_off0, q_off1, q_off2, q_len0, q_len1, q_len2, p_a0, p_a1, p_a2, c_pend, c_status,
+            c_op, c_flags, c_len, c_imm, c_beat, fl_pend, fl_on, fl_status, fl_len
         );
         clock!(self, clock, chk, fifo, scat, recv);
         self.recv.reset.next = self.reset.val();
@@ -1052,9 +1057,13 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
             bit_cast::<65, 64>(self.req.va.val()) + bit_cast::<65, 32>(self.dlen.val());
         self.res_end.next =
             bit_cast::<65, 64>(self.rsf.va.val()) + bit_cast::<65, 32>(self.rsf.len.val());
+        // The two ends are sums: registered, then compared a clock later (the adder and the
+        // 65-bit compare in one clock set the path's Fmax at 103 MHz on LFE5UM5G-85F-8).
+        self.res_end_q.d.next = self.res_end.val();
+        self.req_end_q.d.next = self.req_end.val();
         self.in_range.next = (self.req.va.val() >= self.rsf.va.val())
             & (self.dlen.val() <= self.rsf.len.val())
-            & (self.req_end.val() <= self.res_end.val())
+            & (self.req_end_q.q.val() <= self.res_end_q.q.val())
             & (self.req.key.val() == self.rsf.rkey.val())
             & self.mr_ok.q.val();
 
@@ -1723,8 +1732,8 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
                 }
             }
         }
-        // ---- A duplicate READ or atomic: the kept slots, one per four clocks (the address,
-        // the block RAM's output, its register, the tests' registers).
+        // ---- A duplicate READ or atomic: the kept slots, one per five clocks (the address,
+        // the block RAM's output, its register, the ends' registers, the tests' registers).
         self.t_match.d.next = self.s_match.val();
         self.t_in.d.next = self.in_range.val();
         if self.st.q.val() == 12 {
@@ -1734,6 +1743,9 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
             self.st.d.next = 25.into();
         }
         if self.st.q.val() == 25 {
+            self.st.d.next = 9.into();
+        }
+        if self.st.q.val() == 9 {
             self.st.d.next = 26.into();
         }
         if self.st.q.val() == 26 {
