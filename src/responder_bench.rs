@@ -292,9 +292,8 @@ fn bench_path() -> Result<()> {
         let wire: usize = frames.iter().map(|f| f.len().div_ceil(8)).sum();
         let mut s = path_sim(mtu)?;
         let (resp, st) = s.run(&frames).map_err(anyhow::Error::msg)?;
-        print!("frame_beats={wire} ");
         report(
-            "path ",
+            &format!("path frame_beats={wire} "),
             name,
             &s,
             (resp.len(), &st),

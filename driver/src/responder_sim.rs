@@ -102,9 +102,9 @@ pub struct ResponderSim<D: PortDut> {
     front: Front,
     qp_rows: Vec<Vec<u64>>,
     mr_rows: Vec<Vec<u64>>,
-    av_rows: Vec<Vec<u64>>,
-    /// Rows set and not yet written through their windows (responder path): table, row.
-    dirty: Vec<(&'static str, usize)>,
+    /// Rows set and not yet written through their windows (responder path): table, row,
+    /// words.
+    pending: Vec<(&'static str, usize, Vec<u64>)>,
     /// Our MAC, GID and TTL (responder path).
     identity: (u64, u128, u8),
     /// The frames the responder path sent, in order.
@@ -162,7 +162,7 @@ impl ResponderSim<VerilatedPorts> {
         ResponderPath<A, R>: HdlPorts,
     {
         let d = VerilatedPorts::of::<ResponderPath<A, R>>(top)?;
-        Ok(Self::new(d, 1 << A, seed, stall).into_path())
+        Ok(Self::new(d, Responder::<A, R>::ROWS, seed, stall).into_path())
     }
 }
 
@@ -174,7 +174,7 @@ where
     /// lock-step.
     pub fn path_lockstep(top: &str, seed: u64, stall: f64) -> Result<Self, String> {
         let d = PortLockStep::new(ResponderPath::<A, R>::default(), top, seed)?;
-        Ok(Self::new(d, 1 << A, seed, stall).into_path())
+        Ok(Self::new(d, Responder::<A, R>::ROWS, seed, stall).into_path())
     }
 }
 
@@ -194,8 +194,7 @@ impl<D: PortDut> ResponderSim<D> {
             front: Front::Engine,
             qp_rows: vec![Vec::new(); rows],
             mr_rows: vec![Vec::new(); rows],
-            av_rows: vec![Vec::new(); rows],
-            dirty: Vec::new(),
+            pending: Vec::new(),
             identity: (0, 0, 64),
             sent: Vec::new(),
             rings: vec![None; rows],
@@ -217,20 +216,30 @@ impl<D: PortDut> ResponderSim<D> {
     }
 
     pub fn set_qp(&mut self, row: usize, r: &Row) {
-        self.qp_rows[row] = row_words(r);
-        self.dirty.push(("qp", row));
+        self.set_row("qp", row, r);
     }
 
     pub fn set_mr(&mut self, row: usize, r: &Row) {
-        self.mr_rows[row] = row_words(r);
-        self.dirty.push(("mr", row));
+        self.set_row("mr", row, r);
     }
 
     /// QP row `row`'s address vector (the responder path's responses go by it; the engine
     /// alone hands descriptors out with the row and never reads it).
     pub fn set_av(&mut self, row: usize, r: &Row) {
-        self.av_rows[row] = row_words(r);
-        self.dirty.push(("av", row));
+        self.set_row("av", row, r);
+    }
+
+    /// A row of table `table` (`qp`, `mr` or `av`): the engine alone has its QP and region
+    /// lookups answered from the bench's copies; the path's rows wait to be written through
+    /// the table's window (`{table}_wr_*`) before the next run.
+    fn set_row(&mut self, table: &'static str, row: usize, r: &Row) {
+        let words = row_words(r);
+        match (self.front, table) {
+            (Front::Path, _) => self.pending.push((table, row, words)),
+            (Front::Engine, "qp") => self.qp_rows[row] = words,
+            (Front::Engine, "mr") => self.mr_rows[row] = words,
+            (Front::Engine, _) => {}
+        }
     }
 
     /// Our MAC, GID and IPv4 TTL, as the responder path's frames carry them.
@@ -576,16 +585,10 @@ impl<D: PortDut> ResponderSim<D> {
         Err("the responder did not finish".into())
     }
 
-    /// Writes the table rows set since the last write through their register windows (the
+    /// Writes the rows set since the last run through their tables' register windows (the
     /// responder path only): eight 32-bit words a row, the last committing it.
     fn write_tables(&mut self) -> Result<(), String> {
-        for (table, row) in std::mem::take(&mut self.dirty) {
-            let words = match table {
-                "qp" => &self.qp_rows[row],
-                "mr" => &self.mr_rows[row],
-                _ => &self.av_rows[row],
-            }
-            .clone();
+        for (table, row, words) in std::mem::take(&mut self.pending) {
             let [en, r, w, data] = ["wr_en", "wr_row", "wr_word", "wr_data"]
                 .map(|n| self.dut.input(&format!("{table}_{n}")));
             for k in 0..8 {
@@ -626,7 +629,10 @@ impl<D: PortDut> ResponderSim<D> {
             ["tdata", "tkeep", "tlast", "tvalid", "tuser"].map(|n| o(d, &format!("m_axis_{n}")));
         let sinks = ["m_resp_hdr_", "m_resp_axis_t", "m_cnp_hdr_", "m_bypass_t"];
         let sink_in: Vec<usize> = sinks.iter().map(|s| i(d, &format!("{s}ready"))).collect();
-        let sink_out: Vec<usize> = sinks.iter().map(|s| o(d, &format!("{s}valid"))).collect();
+        // What is counted: a response's or CNP's header, and a bypassed frame's last beat.
+        let o_rh = o(d, "m_resp_hdr_valid");
+        let o_ch = o(d, "m_cnp_hdr_valid");
+        let (o_bv, o_bl) = (o(d, "m_bypass_tvalid"), o(d, "m_bypass_tlast"));
         let (o_idle, o_fill) = (o(d, "resp_idle"), o(d, "rx_hdr_fill"));
         let (i_mac, i_gid, i_ttl) = (i(d, "src_mac"), i(d, "sgid"), i(d, "ttl"));
         let mut host = HostSide::new(d);
@@ -681,10 +687,9 @@ impl<D: PortDut> ResponderSim<D> {
                     stats.taken.push(cycle);
                 }
             }
-            for &k in &sink_out {
-                if self.dut.get(k) == 1 {
-                    stats.passed_on += 1;
-                }
+            let bypassed = self.dut.get(o_bv) == 1 && self.dut.get(o_bl) == 1;
+            for taken in [self.dut.get(o_rh) == 1, self.dut.get(o_ch) == 1, bypassed] {
+                stats.passed_on += u64::from(taken);
             }
             self.take_host(&mut host, cycle, &mut stats)?;
             let out_valid = self.dut.get(m_out[3]) == 1;

@@ -427,22 +427,34 @@ fn run_hw(top: Top, m: &Model, frames: &[Vec<u8>], seed: u64) -> HwRun {
     }
 }
 
-fn run_on<D: PortDut>(mut s: ResponderSim<D>, m: &Model, frames: &[Vec<u8>], seed: u64) -> HwRun {
-    let qp_index = m.qb as usize & (s.rows() - 1);
-    s.set_qp(qp_index, &encode_qp(&m.attr_b, &m.ctx_b).unwrap());
-    // The responder path's frames go by the QP's address vector, from B's MAC and GID.
+/// B in the hardware: its QP's row (row `qb` mod the rows; for the responder path also its
+/// address vector and B's MAC, GID and TTL), started at its RQ PSN, and `regions` (each
+/// region's row, and its bytes at its device address). Returns the QP's row.
+fn set_up_b<D: PortDut>(
+    s: &mut ResponderSim<D>,
+    m: &Model,
+    regions: &[(MrInfo, u64, &[u8])],
+) -> usize {
+    let row = m.qb as usize & (s.rows() - 1);
+    s.set_qp(row, &encode_qp(&m.attr_b, &m.ctx_b).unwrap());
     let av = m.attr_b.av.as_ref().expect("B's QP has a path");
-    s.set_av(qp_index, &encode_av(av, 0, m.qb).unwrap());
-    let ttl = m.b.cfg.ttl;
+    s.set_av(row, &encode_av(av, 0, m.qb).unwrap());
     s.set_identity(
         MAC_B.to_u64(),
         u128::from_be_bytes(IP_B.to_ipv6_mapped().octets()),
-        ttl,
+        m.b.cfg.ttl,
     );
-    s.set_mr((KEY_B >> 8) as usize, &encode_mr(&m.mr_b, BASE_B).unwrap());
-    s.map(BASE_B, LEN_B as usize);
-    assert!(s.fill(BASE_B, &m.fill_b));
-    s.init_qp(qp_index, m.attr_b.rq_psn).unwrap();
+    for (mr, base, fill) in regions {
+        s.set_mr((mr.rkey >> 8) as usize, &encode_mr(mr, *base).unwrap());
+        s.map(*base, fill.len());
+        assert!(s.fill(*base, fill));
+    }
+    s.init_qp(row, m.attr_b.rq_psn).unwrap();
+    row
+}
+
+fn run_on<D: PortDut>(mut s: ResponderSim<D>, m: &Model, frames: &[Vec<u8>], seed: u64) -> HwRun {
+    let qp_index = set_up_b(&mut s, m, &[(m.mr_b, BASE_B, &m.fill_b)]);
     let (resp, stats) = s.run(frames).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
     assert!(
         resp.iter().all(|r| r.qp == qp_index || r.qp == usize::MAX),
@@ -815,12 +827,8 @@ fn send_scenario(seed: u64, mtu: Mtu, f: Faults, spoil: Spoil) -> (usize, usize,
     }
 
     let mut s = ResponderSim::lockstep(seed, 0.25).unwrap();
-    s.set_qp(row, &encode_qp(&m.attr_b, &m.ctx_b).unwrap());
-    s.set_mr((KEY_B >> 8) as usize, &encode_mr(&m.mr_b, BASE_B).unwrap());
-    s.map(BASE_B, LEN_B as usize);
-    assert!(s.fill(BASE_B, &m.fill_b));
+    assert_eq!(set_up_b(&mut s, &m, &[(m.mr_b, BASE_B, &m.fill_b)]), row);
     s.set_rq(row, RQ_BASE, RQ_LOG);
-    s.init_qp(row, m.attr_b.rq_psn).unwrap();
     let (resp, _) = s
         .run_posting(&to_b, &posts)
         .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
@@ -1068,14 +1076,11 @@ fn refused_case(seed: u64, c: &Refused) {
 
     // The hardware answers as the model, and writes nothing.
     let mut s = ResponderSim::lockstep(seed, 0.25).unwrap();
-    let row = m.qb as usize & (s.rows() - 1);
-    s.set_qp(row, &encode_qp(&m.attr_b, &m.ctx_b).unwrap());
-    for (mr, base, fill) in &regions {
-        s.set_mr((mr.rkey >> 8) as usize, &encode_mr(mr, *base).unwrap());
-        s.map(*base, fill.len());
-        assert!(s.fill(*base, fill));
-    }
-    s.init_qp(row, m.attr_b.rq_psn).unwrap();
+    let loaded: Vec<(MrInfo, u64, &[u8])> = regions
+        .iter()
+        .map(|(mr, b, f)| (*mr, *b, f.as_slice()))
+        .collect();
+    set_up_b(&mut s, &m, &loaded);
     let (resp, stats) = s.run(&to_b).unwrap_or_else(|e| panic!("{}: {e}", c.what));
     let got: Vec<_> = resp.into_iter().map(|r| (r.desc, r.payload)).collect();
     assert_eq!(got, want, "{}: the hardware's responses", c.what);
