@@ -63,6 +63,9 @@ pub struct RunStats {
     /// The responder path: headers and frames the receive path handed to the completer, the
     /// congestion logic or the bypass.
     pub passed_on: u64,
+    /// The responder alone: headers taken while an earlier request's payload was still going
+    /// in (the engine's front half at work).
+    pub early_headers: u64,
 }
 
 /// How the bench reaches the engine.
@@ -404,11 +407,13 @@ impl<D: PortDut> ResponderSim<D> {
         frames: &[Vec<u8>],
         mut posts: VecDeque<&Post>,
     ) -> Result<(Vec<Response>, RunStats), String> {
-        let mut next_frame = 0usize;
-        let mut reqs: VecDeque<(Vec<u64>, Vec<u8>)> = VecDeque::new();
+        // Headers and payloads are two streams, as the opcode demultiplexer hands them on: a
+        // header may be taken before the payloads ahead of it are (the engine's front half
+        // takes the next one while a WRITE's payload goes to memory).
+        let mut reqs: Vec<(Vec<u64>, Vec<u8>)> = Vec::new();
         for f in frames {
             let p = RocePacket::parse(f).map_err(|e| format!("a request frame: {e}"))?;
-            reqs.push_back((expect_header(&p).pack().to_vec(), p.payload().to_vec()));
+            reqs.push((expect_header(&p).pack().to_vec(), p.payload().to_vec()));
         }
         let i = |d: &D, n: &str| d.input(n);
         let o = |d: &D, n: &str| d.output(n);
@@ -452,7 +457,9 @@ impl<D: PortDut> ResponderSim<D> {
         let mut out = Vec::new();
         let mut stats = RunStats::default();
         let start = self.cycle;
-        let mut hdr_taken = false;
+        stats.taken = vec![0; reqs.len()];
+        // Headers taken; the request whose payload goes in (past those without).
+        let (mut hq, mut pq) = (0usize, 0usize);
         let mut beat = 0usize;
         let (mut qp_look, mut mr_look): (Option<usize>, Option<usize>) = (None, None);
         let mut payload: Vec<u8> = Vec::new();
@@ -460,20 +467,20 @@ impl<D: PortDut> ResponderSim<D> {
         let mut idle = 0;
         for _ in 0..50_000_000u64 {
             let cycle = self.cycle;
-            let hdr_valid = reqs.front().is_some() && !hdr_taken && self.go();
+            let hdr_valid = hq < reqs.len() && self.go();
             self.dut.set(hv, u64::from(hdr_valid));
-            let (mut tv, mut tl) = (false, false);
-            if let Some((h, pl)) = reqs.front() {
+            if let Some((h, _)) = reqs.get(hq) {
                 self.dut.set_words(hd, h);
-                if hdr_taken && beat * 8 < pl.len() {
-                    let n = (pl.len() - beat * 8).min(8);
-                    let mut w = [0u8; 8];
-                    w[..n].copy_from_slice(&pl[beat * 8..beat * 8 + n]);
-                    tl = beat * 8 + n == pl.len();
-                    self.dut.set(tdata, u64::from_le_bytes(w));
-                    self.dut.set(tkeep, (1u64 << n) - 1);
-                    tv = true;
-                }
+            }
+            let (mut tv, mut tl) = (false, false);
+            if let Some((_, pl)) = reqs.get(pq).filter(|_| pq < hq) {
+                let n = (pl.len() - beat * 8).min(8);
+                let mut w = [0u8; 8];
+                w[..n].copy_from_slice(&pl[beat * 8..beat * 8 + n]);
+                tl = beat * 8 + n == pl.len();
+                self.dut.set(tdata, u64::from_le_bytes(w));
+                self.dut.set(tkeep, (1u64 << n) - 1);
+                tv = true;
             }
             let tv = tv && self.go();
             self.dut.set(tvalid, u64::from(tv));
@@ -500,28 +507,30 @@ impl<D: PortDut> ResponderSim<D> {
             self.drive_host(&mut host);
             self.step()?;
 
-            // Requests are posted while the engine is idle before the frame they precede.
-            if !hdr_taken && self.dut.get(o_hr) == 1 {
-                self.post_due(&mut posts, next_frame, !reqs.is_empty())?;
+            // Requests are posted while the engine is ready for the header of the frame they
+            // precede.
+            if self.dut.get(o_hr) == 1 {
+                self.post_due(&mut posts, hq, hq < reqs.len())?;
             }
             if hdr_valid && self.dut.get(o_hr) == 1 {
-                hdr_taken = true;
-                beat = 0;
-                if reqs.front().is_some_and(|r| r.1.is_empty()) {
-                    reqs.pop_front();
-                    next_frame += 1;
-                    hdr_taken = false;
-                    stats.taken.push(cycle);
+                if reqs[hq].1.is_empty() {
+                    stats.taken[hq] = cycle;
                 }
+                if pq < hq {
+                    stats.early_headers += 1;
+                }
+                hq += 1;
             }
             if tv && self.dut.get(o_tr) == 1 {
                 beat += 1;
                 if tl {
-                    reqs.pop_front();
-                    next_frame += 1;
-                    hdr_taken = false;
-                    stats.taken.push(cycle);
+                    stats.taken[pq] = cycle;
+                    pq += 1;
+                    beat = 0;
                 }
+            }
+            while pq < hq && reqs[pq].1.is_empty() {
+                pq += 1;
             }
             if qr && self.dut.get(o_qv) == 1 {
                 qp_look = Some(self.dut.get(o_qr) as usize);
@@ -554,7 +563,7 @@ impl<D: PortDut> ResponderSim<D> {
                     payloads.push_back(std::mem::take(&mut payload));
                 }
             }
-            let quiet = reqs.is_empty()
+            let quiet = pq == reqs.len()
                 && self.dut.get(o_hr) == 1
                 && !host.busy()
                 && self.dut.get(o_pv) == 0;

@@ -7,8 +7,11 @@
 //! The two input streams are in step: the parser presents a header once its payload is
 //! committed, so the payload stream's next packet is that header's (none when `payload_len` is
 //! 0). After passing a header with a payload the demultiplexer routes payload beats to the same
-//! engine until `tlast`, and only then looks at the next header. An engine takes a header, then
-//! `payload_len` bytes from its own payload port.
+//! engine until `tlast`. It passes on one header more meanwhile, keeping where its payload
+//! goes (so an engine can look up the next request's tables while the current payload goes to
+//! memory), and looks at the header after that once the current payload has ended. An engine
+//! takes a header, then `payload_len` bytes from its own payload port: its payloads come in the
+//! order of its headers.
 
 use rust_hdl::prelude::*;
 
@@ -56,6 +59,10 @@ pub struct OpcodeDemux {
     /// Routing a payload, and to whom (the class).
     busy: DFF<Bit>,
     dest: DFF<Bits<2>>,
+    /// The next payload's route, for a header passed on while `busy`.
+    nbusy: DFF<Bit>,
+    ndest: DFF<Bits<2>>,
+    fin: Signal<Local, Bit>,
     drops: DFF<Bits<32>>,
     cls: Signal<Local, Bits<2>>,
     go: Signal<Local, Bit>,
@@ -100,6 +107,9 @@ impl Default for OpcodeDemux {
             cnt_drop_class: Default::default(),
             busy: Default::default(),
             dest: Default::default(),
+            nbusy: Default::default(),
+            ndest: Default::default(),
+            fin: Default::default(),
             drops: Default::default(),
             cls: Default::default(),
             go: Default::default(),
@@ -114,12 +124,12 @@ impl Default for OpcodeDemux {
 impl Logic for OpcodeDemux {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, busy, dest, drops);
+        dff_setup!(self, clock, busy, dest, nbusy, ndest, drops);
         // The class is the transport header's lowest entry; `payload_len` follows it (bits
         // 17:2): both registered in the FIFO's output register.
         self.cls.next = self.s_hdr_data.val().get_bits::<2>(0);
         self.has_payload.next = self.s_hdr_data.val().get_bits::<16>(2).any();
-        self.go.next = self.s_hdr_valid.val() & !self.busy.q.val();
+        self.go.next = self.s_hdr_valid.val() & !self.nbusy.q.val();
 
         // ---- Headers: every port sees the word; valid only at the class's own.
         self.m_req_hdr_data.next = self.s_hdr_data.val();
@@ -128,15 +138,15 @@ impl Logic for OpcodeDemux {
         self.m_req_hdr_valid.next = self.go.val() & (self.cls.val() == 0);
         self.m_resp_hdr_valid.next = self.go.val() & (self.cls.val() == 1);
         self.m_cnp_hdr_valid.next = self.go.val() & (self.cls.val() == 2);
-        self.s_hdr_ready.next = !self.busy.q.val();
+        self.s_hdr_ready.next = !self.nbusy.q.val();
         if self.cls.val() == 0 {
-            self.s_hdr_ready.next = !self.busy.q.val() & self.m_req_hdr_ready.val();
+            self.s_hdr_ready.next = !self.nbusy.q.val() & self.m_req_hdr_ready.val();
         }
         if self.cls.val() == 1 {
-            self.s_hdr_ready.next = !self.busy.q.val() & self.m_resp_hdr_ready.val();
+            self.s_hdr_ready.next = !self.nbusy.q.val() & self.m_resp_hdr_ready.val();
         }
         if self.cls.val() == 2 {
-            self.s_hdr_ready.next = !self.busy.q.val() & self.m_cnp_hdr_ready.val();
+            self.s_hdr_ready.next = !self.nbusy.q.val() & self.m_cnp_hdr_ready.val();
         }
         self.take.next = self.go.val() & self.s_hdr_ready.val();
 
@@ -159,18 +169,25 @@ impl Logic for OpcodeDemux {
             self.s_axis_tready.next = self.busy.q.val() & self.m_resp_axis_tready.val();
         }
 
-        self.busy.d.next = self.busy.q.val();
-        self.dest.d.next = self.dest.q.val();
-        if self.busy.q.val()
+        // `nbusy` only ever with `busy`: the next route moves up as the current payload ends;
+        // a header taken becomes the current route when none is left, else the next.
+        self.fin.next = self.busy.q.val()
             & self.s_axis_tvalid.val()
             & self.s_axis_tready.val()
-            & self.s_axis_tlast.val()
-        {
-            self.busy.d.next = false;
+            & self.s_axis_tlast.val();
+        if self.fin.val() {
+            self.busy.d.next = self.nbusy.q.val();
+            self.dest.d.next = self.ndest.q.val();
+            self.nbusy.d.next = false;
         }
         if self.take.val() & self.has_payload.val() {
-            self.busy.d.next = true;
-            self.dest.d.next = self.cls.val();
+            if self.busy.q.val() & !self.fin.val() {
+                self.nbusy.d.next = true;
+                self.ndest.d.next = self.cls.val();
+            } else {
+                self.busy.d.next = true;
+                self.dest.d.next = self.cls.val();
+            }
         }
         self.drops.d.next = self.drops.q.val();
         if self.take.val() & (self.cls.val() == 3) {
@@ -180,6 +197,7 @@ impl Logic for OpcodeDemux {
 
         if self.reset.val() {
             self.busy.d.next = false;
+            self.nbusy.d.next = false;
             self.drops.d.next = self.k_zero32.val();
         }
     }

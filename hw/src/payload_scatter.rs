@@ -81,6 +81,9 @@ pub struct PayloadScatter {
     ptr: DFF<Bits<3>>,
     /// The payload's last beat was taken.
     in_done: DFF<Bit>,
+    /// Piece 0 is written: REQ moves the pieces down first (there, not as the piece's last
+    /// beat leaves, which would hang 240 piece bits on that beat's handshake).
+    used: DFF<Bit>,
     /// Writes requested and not yet done; a refused one.
     outs: DFF<Bits<2>>,
     err: DFF<Bit>,
@@ -173,6 +176,7 @@ impl Default for PayloadScatter {
             hi_v: Default::default(),
             ptr: Default::default(),
             in_done: Default::default(),
+            used: Default::default(),
             outs: Default::default(),
             err: Default::default(),
             pt: Default::default(),
@@ -219,7 +223,7 @@ impl Logic for PayloadScatter {
     fn update(&mut self) {
         dff_setup!(
             self, clock, st, a0, a1, a2, l0, l1, l2, rem, take, lastb, lo, hi, lo_v, hi_v, ptr,
-            in_done, outs, err
+            in_done, outs, err, used
         );
         self.s_cmd_ready.next = false;
         self.m_dma_wr_req_valid.next = false;
@@ -370,6 +374,7 @@ impl Logic for PayloadScatter {
                 self.hi_v.d.next = false;
                 self.ptr.d.next = 0.into();
                 self.in_done.d.next = false;
+                self.used.d.next = false;
                 self.err.d.next = false;
                 self.st.d.next = 1.into();
             }
@@ -378,7 +383,7 @@ impl Logic for PayloadScatter {
         self.rest_empty.next =
             (self.l1.q.val() == self.k_zero16.val()) & (self.l2.q.val() == self.k_zero16.val());
         if self.st.q.val() == 1 {
-            if self.l0.q.val() != self.k_zero16.val() {
+            if !self.used.q.val() & (self.l0.q.val() != self.k_zero16.val()) {
                 self.m_dma_wr_req_valid.next = true;
             } else if self.rest_empty.val() {
                 self.st.d.next = 3.into();
@@ -388,6 +393,7 @@ impl Logic for PayloadScatter {
                 self.l0.d.next = self.l1.q.val();
                 self.l1.d.next = self.l2.q.val();
                 self.l2.d.next = 0.into();
+                self.used.d.next = false;
             }
         }
         // A request taken: DATA, with the piece's counters.
@@ -411,11 +417,7 @@ impl Logic for PayloadScatter {
             self.lastb.d.next = self.rem_next.val() <= self.k_eight16.val();
         }
         if self.fire.val() & self.lastb.q.val() {
-            self.a0.d.next = self.a1.q.val();
-            self.a1.d.next = self.a2.q.val();
-            self.l0.d.next = self.l1.q.val();
-            self.l1.d.next = self.l2.q.val();
-            self.l2.d.next = 0.into();
+            self.used.d.next = true;
             self.st.d.next = 1.into();
             if self.rest_empty.val() {
                 self.st.d.next = 3.into();

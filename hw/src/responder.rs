@@ -54,9 +54,17 @@
 //! descriptors (a transport header) with the QP's row (`m_desc_qp`) for the address vector
 //! lookup; a descriptor with a payload has it whole on `m_axis_*`, in descriptor order.
 //!
-//! One request at a time. `s_init_*` resets a QP's state row (ePSN from its RQ_PSN, no kept
-//! READ or atomic) when the QP enters RTR; it is taken while the engine is idle. `A` is log2
-//! of the QP and region rows, `R` of the resource slots (`A` to `A + 4`).
+//! One request executes at a time, but a WRITE's tables and check overlap the packet before
+//! it: while a WRITE or SEND packet's payload goes to host memory, a front half takes the next
+//! header and, if it is a WRITE without immediate, reads its QP, region and state rows (the
+//! state row the packet in progress will write back, when both are the same QP's) and runs
+//! the check, so the next WRITE starts in ACT as soon as the current packet commits (any
+//! other header waits for IDLE). Back to back
+//! at MTU 4096 a WRITE packet costs five clocks besides its 512 beats (`rnic bench
+//! responder`). `s_init_*` resets a QP's state row (ePSN from its RQ_PSN, no kept READ or
+//! atomic) when the QP enters RTR; it is taken while the engine is idle and the front half
+//! holds no request. `A` is log2 of the QP and region rows, `R` of the resource slots (`A` to
+//! `A + 4`).
 
 use rust_hdl::prelude::*;
 
@@ -419,6 +427,31 @@ pub struct Responder<const A: usize, const R: usize> {
     fl_on: DFF<Bit>,
     fl_status: DFF<Bits<8>>,
     fl_len: DFF<Bits<32>>,
+    /// The next request's front half (LOOK, the rows, PRE, the check) while a WRITE or SEND
+    /// packet's payload goes to host memory (PF_TAKE 0, PF_LOOK 1, PF_ROWS 2, PF_PRE 3,
+    /// PF_CHECK 4, PF_READY 5, PF_DROP 6, PF_HELD 7): the next header is taken when the packet
+    /// in progress completes nothing and flushes nothing and no QP reset waits (whatever its
+    /// opcode, so that `s_hdr_ready` does not hang on the header's bits); only a WRITE without
+    /// immediate (no receive request, no resource slot) goes on, any other is held for IDLE.
+    /// The state row read is the one the packet in progress writes back when both are the
+    /// same QP's. IDLE (or COMMIT) then goes straight to ACT, or counts the drop, or goes to
+    /// LOOK with the held header.
+    pf: DFF<Bits<3>>,
+    pf_write: Signal<Local, Bit>,
+    pf_fwd: Signal<Local, Bit>,
+    /// What a request's back half reads after ACT, kept there, as the front half's registers
+    /// may hold the next request by then: its QP row, the ACK's destination QP and P_Key,
+    /// whether it has a payload, and the payload scatter's command.
+    b_row: DFF<Bits<A>>,
+    b_dest: DFF<Bits<24>>,
+    b_pkey: DFF<Bits<16>>,
+    has_pay: DFF<Bit>,
+    sc_a0: DFF<Bits<64>>,
+    sc_a1: DFF<Bits<64>>,
+    sc_a2: DFF<Bits<64>>,
+    sc_l0: DFF<Bits<16>>,
+    sc_l1: DFF<Bits<16>>,
+    sc_l2: DFF<Bits<16>>,
     // Locals.
     write: Signal<Local, Bit>,
     send: Signal<Local, Bit>,
@@ -470,8 +503,13 @@ pub struct Responder<const A: usize, const R: usize> {
     seg_gt: Signal<Local, Bit>,
     seg: Signal<Local, Bits<16>>,
     seg_tail: Signal<Local, Bits<16>>,
-    seg_p7: Signal<Local, Bits<16>>,
-    seg_words_m1: Signal<Local, Bits<16>>,
+    /// The beats of a segment of the READ's remaining length, less one.
+    seg_m1l: Signal<Local, Bits<16>>,
+    /// The path MTU and its beats less one, registered from the QP row (steady from PRE on;
+    /// the first segment is cut clocks after ACT).
+    mtu_r: DFF<Bits<32>>,
+    mtu_wm1: DFF<Bits<10>>,
+    mtu_w32: Signal<Local, Bits<32>>,
     fits: Signal<Local, Bits<12>>,
     rd_word: Signal<Local, Bits<64>>,
     rd_wlast: Signal<Local, Bit>,
@@ -492,7 +530,6 @@ pub struct Responder<const A: usize, const R: usize> {
     k_one12: Constant<Bits<12>>,
     k_zero12: Constant<Bits<12>>,
     k_one16: Constant<Bits<16>>,
-    k_seven16: Constant<Bits<16>>,
     k_eight16: Constant<Bits<16>>,
     k_reserve: Constant<Bits<12>>,
     k_one24: Constant<Bits<24>>,
@@ -722,6 +759,19 @@ impl<const A: usize, const R: usize> Default for Responder<A, R> {
             fl_on: Default::default(),
             fl_status: Default::default(),
             fl_len: Default::default(),
+            pf: Default::default(),
+            pf_write: Default::default(),
+            pf_fwd: Default::default(),
+            b_row: Default::default(),
+            b_dest: Default::default(),
+            b_pkey: Default::default(),
+            has_pay: Default::default(),
+            sc_a0: Default::default(),
+            sc_a1: Default::default(),
+            sc_a2: Default::default(),
+            sc_l0: Default::default(),
+            sc_l1: Default::default(),
+            sc_l2: Default::default(),
             send: Default::default(),
             s_first: Default::default(),
             s_last: Default::default(),
@@ -771,8 +821,10 @@ impl<const A: usize, const R: usize> Default for Responder<A, R> {
             seg_gt: Default::default(),
             seg: Default::default(),
             seg_tail: Default::default(),
-            seg_p7: Default::default(),
-            seg_words_m1: Default::default(),
+            seg_m1l: Default::default(),
+            mtu_r: Default::default(),
+            mtu_wm1: Default::default(),
+            mtu_w32: Default::default(),
             fits: Default::default(),
             rd_word: Default::default(),
             rd_wlast: Default::default(),
@@ -789,7 +841,6 @@ impl<const A: usize, const R: usize> Default for Responder<A, R> {
             k_one12: Constant::new(bits::<12>(1)),
             k_zero12: Constant::new(bits::<12>(0)),
             k_one16: Constant::new(bits::<16>(1)),
-            k_seven16: Constant::new(bits::<16>(7)),
             k_eight16: Constant::new(bits::<16>(8)),
             k_reserve: Constant::new(bits::<12>(RESERVE_WORDS)),
             k_one24: Constant::new(bits::<24>(1)),
@@ -830,7 +881,8 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
             cnt_exec, cnt_drop, cnt_dmae, cnt_rep, cnt_dupd, cnt_rref, wq_have, need_wqe, rsv_addq,
             x_off, x_end, x_c1, x_c2, y_c1, y_c2, y_lo0, y_hi0, y_lo1, y_hi1, y_lo2, y_hi2, y_over,
             q_off0, q_off1, q_off2, q_len0, q_len1, q_len2, p_a0, p_a1, p_a2, c_pend, c_status,
-            c_op, c_flags, c_len, c_imm, c_beat, fl_pend, fl_on, fl_status, fl_len
+            c_op, c_flags, c_len, c_imm, c_beat, fl_pend, fl_on, fl_status, fl_len, pf, mtu_r,
+            mtu_wm1, b_row, b_dest, b_pkey, has_pay, sc_a0, sc_a1, sc_a2, sc_l0, sc_l1, sc_l2
         );
         clock!(self, clock, chk, fifo, scat, recv);
         self.recv.reset.next = self.reset.val();
@@ -845,7 +897,7 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
         // The verdict counts: the verdict's count read as it leaves the check, written back
         // one more in ACT (to both copies).
         self.verdicts.read_address.next = self.verdict.q.val();
-        if self.st.q.val() == 4 {
+        if (self.st.q.val() == 4) | (self.pf.q.val() == 4) {
             self.verdicts.read_address.next = self.chk.m_verdict.val();
         }
         self.verdicts.write_address.next = self.verdict.q.val();
@@ -862,6 +914,15 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
 
         // ---- Field views of the captured request and rows.
         self.req.word.next = self.hdr.q.val();
+        self.pf_write.next = (self.req.op.val() == 6)
+            | (self.req.op.val() == 7)
+            | (self.req.op.val() == 8)
+            | (self.req.op.val() == 10);
+        self.pf_fwd.next =
+            self.n_write.q.val() & (self.b_row.q.val() == self.req.dqp.val().get_bits::<A>(0));
+        if !self.pf.q.val().any() {
+            self.has_pay.d.next = self.req.len.val().any();
+        }
         self.qpf.word.next = self.qp_row.q.val();
         self.stf.word.next = self.st_row.q.val();
         self.res_q.d.next = self.res.read_data.val();
@@ -995,6 +1056,9 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
             self.mtu.next = self.k_mtu4096.val();
         }
         self.mtu_m1.next = self.mtu.val() - self.k_one32.val();
+        self.mtu_r.d.next = self.mtu.val();
+        self.mtu_w32.next = (self.mtu.val() >> 3) - self.k_one32.val();
+        self.mtu_wm1.d.next = self.mtu_w32.val().get_bits::<10>(0);
         self.rd_sum.next = self.dlen.val() + self.mtu_m1.val();
         self.rd_n_c.next = bit_cast::<24, 32>(self.rd_sum.val() >> 8);
         if self.qpf.mtu.val() == 2 {
@@ -1063,15 +1127,16 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
             & self.mr_ok.q.val();
 
         // ---- A READ response's segment, from the registered run.
-        self.seg_gt.next = self.rd_left.q.val() > self.mtu.val();
+        self.seg_gt.next = self.rd_left.q.val() > self.mtu_r.q.val();
         self.seg.next = self.rd_left.q.val().get_bits::<16>(0);
         if self.seg_gt.val() {
-            self.seg.next = self.mtu.val().get_bits::<16>(0);
+            self.seg.next = self.mtu_r.q.val().get_bits::<16>(0);
         }
         self.seg_tail.next =
             bit_cast::<16, 3>(self.rd_addr.q.val().get_bits::<3>(0)) + self.seg.val();
-        self.seg_p7.next = self.seg.val() + self.k_seven16.val();
-        self.seg_words_m1.next = (self.seg_p7.val() >> 3) - self.k_one16.val();
+        // ceil(seg / 8) - 1 = (seg - 1) / 8 (all ones for an empty segment, as before), taken
+        // from the remaining length beside the compare, not after it.
+        self.seg_m1l.next = (self.rd_left.q.val().get_bits::<16>(0) - self.k_one16.val()) >> 3;
         self.fits.next =
             self.rsv.q.val() + bit_cast::<12, 10>(self.rd_outs_m1.q.val()) + self.k_one12.val();
 
@@ -1129,14 +1194,15 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
         self.chk.s_mr.next = self.mr_row.q.val();
         self.chk.s_state.next = self.st_row.q.val();
         self.chk.s_wqe_ready.next = !self.recv.m_empty.val();
-        self.chk.s_valid.next = (self.st.q.val() == 3)
+        self.chk.s_valid.next = ((self.st.q.val() == 3)
             & self.qp_ok.val()
-            & (!self.need_wqe.q.val() | self.wq_have.q.val());
-        self.chk.m_ready.next = self.st.q.val() == 4;
+            & (!self.need_wqe.q.val() | self.wq_have.q.val()))
+            | ((self.pf.q.val() == 3) & self.qp_ok.val());
+        self.chk.m_ready.next = (self.st.q.val() == 4) | (self.pf.q.val() == 4);
 
         // ---- Defaults.
         self.s_hdr_ready.next = false;
-        self.s_init_ready.next = self.st.q.val() == 0;
+        self.s_init_ready.next = (self.st.q.val() == 0) & !self.pf.q.val().any();
         self.s_axis_tready.next = false;
         self.qp_look_valid.next = false;
         self.qp_look_row.next = self.req.dqp.val().get_bits::<A>(0);
@@ -1190,7 +1256,7 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
                 | bit_cast::<64, 8>(self.c_status.q.val());
         }
         self.mem.read_address.next = self.req.dqp.val().get_bits::<A>(0);
-        self.mem.write_address.next = self.req.dqp.val().get_bits::<A>(0);
+        self.mem.write_address.next = self.b_row.q.val();
         self.mem.write_enable.next = false;
         self.st_out.epsn.next = self.n_epsn.q.val();
         self.st_out.msn.next = self.n_msn.q.val();
@@ -1223,20 +1289,12 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
         self.m_dma_rd_data_ready.next = self.recv.m_dma_rd_data_ready.val();
         // The DMA port's write side: the payload scatter's, but for an atomic's write.
         self.scat.s_cmd_valid.next = false;
-        self.scat.s_cmd_addr0.next = self.dma_addr.q.val();
-        self.scat.s_cmd_len0.next = self.req.len.val();
-        self.scat.s_cmd_addr1.next = self.k_zero64.val();
-        self.scat.s_cmd_len1.next = 0.into();
-        self.scat.s_cmd_addr2.next = self.k_zero64.val();
-        self.scat.s_cmd_len2.next = 0.into();
-        if self.send.val() {
-            self.scat.s_cmd_addr0.next = self.p_a0.q.val();
-            self.scat.s_cmd_len0.next = self.q_len0.q.val();
-            self.scat.s_cmd_addr1.next = self.p_a1.q.val();
-            self.scat.s_cmd_len1.next = self.q_len1.q.val();
-            self.scat.s_cmd_addr2.next = self.p_a2.q.val();
-            self.scat.s_cmd_len2.next = self.q_len2.q.val();
-        }
+        self.scat.s_cmd_addr0.next = self.sc_a0.q.val();
+        self.scat.s_cmd_len0.next = self.sc_l0.q.val();
+        self.scat.s_cmd_addr1.next = self.sc_a1.q.val();
+        self.scat.s_cmd_len1.next = self.sc_l1.q.val();
+        self.scat.s_cmd_addr2.next = self.sc_a2.q.val();
+        self.scat.s_cmd_len2.next = self.sc_l2.q.val();
         self.scat.s_axis_tdata.next = self.s_axis_tdata.val();
         self.scat.s_axis_tkeep.next = self.s_axis_tkeep.val();
         self.scat.s_axis_tlast.next = self.s_axis_tlast.val();
@@ -1257,13 +1315,13 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
         self.ack.op.next = self.r_op.q.val();
         self.ack.psn.next = self.r_psn.q.val();
         self.ack.len.next = 0.into();
-        self.ack.dqp.next = self.qpf.dest.val();
-        self.ack.pkey.next = self.qpf.pkey.val();
+        self.ack.dqp.next = self.b_dest.q.val();
+        self.ack.pkey.next = self.b_pkey.q.val();
         self.ack.key.next =
             bit_cast::<32, 8>(self.r_syn.q.val()) << 24 | bit_cast::<32, 24>(self.r_msn.q.val());
         self.ack.va.next = self.r_orig.q.val();
         self.m_desc_data.next = self.ack.word.val();
-        self.m_desc_qp.next = self.req.dqp.val().get_bits::<A>(0);
+        self.m_desc_qp.next = self.b_row.q.val();
         self.m_desc_valid.next = (self.st.q.val() == 11) | (self.st.q.val() == 18);
         self.fifo.wr_en.next = false;
         self.fifo.wr_data.next = self.rd_word.val();
@@ -1346,7 +1404,36 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
 
         // ---- IDLE: a state row to reset, else the next request.
         if self.st.q.val() == 0 {
-            if self.s_init_valid.val() {
+            // The front half's request first: it came before any reset waiting now.
+            if self.pf.q.val() == 5 {
+                self.wq_have.d.next = false;
+                self.fl_on.d.next = false;
+                self.fl_pend.d.next = false;
+                self.c_pend.d.next = false;
+                self.r_send.d.next = false;
+                self.r_read.d.next = false;
+                self.n_write.d.next = false;
+                self.has_pay.d.next = self.req.len.val().any();
+                self.pf.d.next = 0.into();
+                self.st.d.next = 5.into();
+            } else if self.pf.q.val() == 6 {
+                self.wq_have.d.next = false;
+                self.fl_on.d.next = false;
+                self.fl_pend.d.next = false;
+                self.c_pend.d.next = false;
+                self.r_send.d.next = false;
+                self.r_read.d.next = false;
+                self.n_write.d.next = false;
+                self.has_pay.d.next = self.req.len.val().any();
+                self.cnt_drop.d.next = self.cnt_drop.q.val() + self.k_one32.val();
+                self.pf.d.next = 0.into();
+                self.st.d.next = 8.into();
+            } else if self.pf.q.val() == 7 {
+                self.pf.d.next = 0.into();
+                self.st.d.next = 1.into();
+            } else if self.pf.q.val().any() {
+                // The front half is still on its request.
+            } else if self.s_init_valid.val() {
                 self.mem.write_address.next = self.s_init_qp.val();
                 self.st_out.epsn.next = self.s_init_psn.val();
                 self.st_out.msn.next = 0.into();
@@ -1414,6 +1501,26 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
         }
         // ---- ACT: the next state row and the response, by verdict.
         if self.st.q.val() == 5 {
+            self.b_row.d.next = self.req.dqp.val().get_bits::<A>(0);
+            self.b_dest.d.next = self.qpf.dest.val();
+            self.b_pkey.d.next = self.qpf.pkey.val();
+            self.sc_a0.d.next = self.stf.addr.val();
+            if self.first.val() | self.only.val() {
+                self.sc_a0.d.next = self.addr.q.val();
+            }
+            self.sc_l0.d.next = self.req.len.val();
+            self.sc_a1.d.next = self.k_zero64.val();
+            self.sc_l1.d.next = 0.into();
+            self.sc_a2.d.next = self.k_zero64.val();
+            self.sc_l2.d.next = 0.into();
+            if self.send.val() {
+                self.sc_a0.d.next = self.p_a0.q.val();
+                self.sc_l0.d.next = self.q_len0.q.val();
+                self.sc_a1.d.next = self.p_a1.q.val();
+                self.sc_l1.d.next = self.q_len1.q.val();
+                self.sc_a2.d.next = self.p_a2.q.val();
+                self.sc_l2.d.next = self.q_len2.q.val();
+            }
             self.n_epsn.d.next = self.stf.epsn.val();
             self.n_msn.d.next = self.stf.msn.val();
             self.n_nak.d.next = self.stf.nak.val();
@@ -1638,10 +1745,62 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
                 }
             }
         }
+        // ---- The front half: the next request taken while this one's payload goes to host
+        // memory (PF_TAKE), then as LOOK, the rows, PRE and the check would, into the same
+        // registers (the back half reads only what ACT kept).
+        if (self.pf.q.val() == 0)
+            & (self.st.q.val() == 7)
+            & !self.c_pend.q.val()
+            & !self.fl_pend.q.val()
+            & !self.s_init_valid.val()
+        {
+            self.s_hdr_ready.next = true;
+            if self.s_hdr_valid.val() {
+                self.hdr.d.next = self.s_hdr_data.val();
+                self.pf.d.next = 1.into();
+            }
+        }
+        if self.pf.q.val() == 1 {
+            if !self.pf_write.val() {
+                self.pf.d.next = 7.into();
+            } else if self.qp_hi.val() {
+                self.pf.d.next = 6.into();
+            } else {
+                self.qp_look_valid.next = self.mr_look_ready.val();
+                self.mr_look_valid.next = self.qp_look_ready.val();
+                if self.qp_look_ready.val() & self.mr_look_ready.val() {
+                    self.pf.d.next = 2.into();
+                }
+            }
+        }
+        if self.pf.q.val() == 2 {
+            self.qp_row.d.next = self.qp_got_data.val();
+            self.mr_row.d.next = self.mr_got_data.val();
+            self.st_row.d.next = self.mem.read_data.val();
+            if self.pf_fwd.val() {
+                self.st_row.d.next = self.st_out.word.val();
+            }
+            self.pf.d.next = 3.into();
+        }
+        if self.pf.q.val() == 3 {
+            if self.qp_ok.val() {
+                if self.chk.s_ready.val() {
+                    self.pf.d.next = 4.into();
+                }
+            } else {
+                self.pf.d.next = 6.into();
+            }
+        }
+        if (self.pf.q.val() == 4) & self.chk.m_valid.val() {
+            self.verdict.d.next = self.chk.m_verdict.val();
+            self.addr.d.next = self.chk.m_addr.val();
+            self.mr_ok.d.next = self.chk.m_mr_ok.val();
+            self.pf.d.next = 5.into();
+        }
         // ---- A payload not written: discarded.
         if self.st.q.val() == 8 {
             self.s_axis_tready.next = true;
-            if !self.req.len.val().any() {
+            if !self.has_pay.q.val() {
                 self.st.d.next = 10.into();
             }
             if self.s_axis_tvalid.val() & self.s_axis_tlast.val() {
@@ -1652,6 +1811,23 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
         if self.st.q.val() == 10 {
             self.mem.write_enable.next = self.n_write.q.val();
             self.st.d.next = 0.into();
+            if (self.pf.q.val() == 5)
+                & !self.r_send.q.val()
+                & !self.r_read.q.val()
+                & !self.c_pend.q.val()
+            {
+                // Nothing more for this request: the front half's goes to ACT (as IDLE).
+                self.wq_have.d.next = false;
+                self.fl_on.d.next = false;
+                self.fl_pend.d.next = false;
+                self.c_pend.d.next = false;
+                self.r_send.d.next = false;
+                self.r_read.d.next = false;
+                self.n_write.d.next = false;
+                self.has_pay.d.next = self.req.len.val().any();
+                self.pf.d.next = 0.into();
+                self.st.d.next = 5.into();
+            }
             if self.r_send.q.val() {
                 self.st.d.next = 11.into();
             }
@@ -1840,7 +2016,10 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
             self.rd_seg.d.next = self.seg.val();
             self.rd_last.d.next = !self.seg_gt.val();
             self.rd_off.d.next = self.rd_addr.q.val().get_bits::<3>(0);
-            self.rd_outs_m1.d.next = self.seg_words_m1.val().get_bits::<10>(0);
+            self.rd_outs_m1.d.next = self.seg_m1l.val().get_bits::<10>(0);
+            if self.seg_gt.val() {
+                self.rd_outs_m1.d.next = self.mtu_wm1.q.val();
+            }
             self.rd_lkeep.d.next = self.k_all8.val();
             if self.seg.val().get_bits::<3>(0) == 1 {
                 self.rd_lkeep.d.next = 1.into();
@@ -1954,6 +2133,7 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
         self.cnt_recv_refused.next = self.cnt_rref.q.val();
         if self.reset.val() {
             self.st.d.next = 0.into();
+            self.pf.d.next = 0.into();
             self.rsv.d.next = self.k_zero12.val();
             self.rsv_addq.d.next = self.k_zero12.val();
             self.cnt_exec.d.next = self.k_zero32.val();
