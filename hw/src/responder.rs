@@ -1940,19 +1940,22 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
                     self.cnt_rep.d.next = self.cnt_rep.q.val() + self.k_one32.val();
                     self.r_read.d.next = true;
                     self.rd_mid.d.next = self.req.psn.val() != self.rsf.first.val();
-                    self.res.write_enable.next = true;
-                    self.rs_out.kind.next = self.rsf.kind.val();
-                    self.rs_out.first.next = self.rsf.first.val();
-                    self.rs_out.last.next = self.rsf.last.val();
-                    self.rs_out.va.next = self.req.va.val();
-                    self.rs_out.len.next = self.rsf.len.val();
-                    self.rs_out.rkey.next = self.rsf.rkey.val();
+                    // Written in RES_WR, from registers: the slot's block RAM is far from
+                    // the opcode decode and the tests.
+                    self.e_kind.d.next = self.rsf.kind.val();
+                    self.e_first.d.next = self.rsf.first.val();
+                    self.e_last.d.next = self.rsf.last.val();
+                    self.e_va.d.next = self.req.va.val();
+                    self.e_len.d.next = self.rsf.len.val();
+                    self.e_rkey.d.next = self.rsf.rkey.val();
+                    self.st.d.next = 24.into();
                 } else {
                     self.cnt_dupd.d.next = self.cnt_dupd.q.val() + self.k_one32.val();
                 }
             }
         }
-        // ---- RES_WR: the executed READ or atomic into its slot.
+        // ---- RES_WR: the executed READ or atomic into its slot (or a replayed READ's new VA
+        // into its own).
         if self.st.q.val() == 24 {
             self.res.write_enable.next = true;
             self.st.d.next = 8.into();
