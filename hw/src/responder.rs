@@ -438,6 +438,13 @@ pub struct Responder<const A: usize, const R: usize> {
     /// LOOK with the held header.
     pf: DFF<Bits<3>>,
     pf_write: Signal<Local, Bit>,
+    /// COMMIT with nothing more to do, and the front half's request ready: straight to ACT.
+    adopt_now: Signal<Local, Bit>,
+    /// A request starting: LOOK, or the front half's request leaving it (ACT or the drop).
+    starting: Signal<Local, Bit>,
+    /// LOOK's lookups asked (main states or front half), and answered.
+    looking: Signal<Local, Bit>,
+    looked: Signal<Local, Bit>,
     pf_fwd: Signal<Local, Bit>,
     /// What a request's back half reads after ACT, kept there, as the front half's registers
     /// may hold the next request by then: its QP row, the ACK's destination QP and P_Key,
@@ -761,6 +768,10 @@ impl<const A: usize, const R: usize> Default for Responder<A, R> {
             fl_len: Default::default(),
             pf: Default::default(),
             pf_write: Default::default(),
+            adopt_now: Default::default(),
+            starting: Default::default(),
+            looking: Default::default(),
+            looked: Default::default(),
             pf_fwd: Default::default(),
             b_row: Default::default(),
             b_dest: Default::default(),
@@ -920,9 +931,6 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
             | (self.req.op.val() == 10);
         self.pf_fwd.next =
             self.n_write.q.val() & (self.b_row.q.val() == self.req.dqp.val().get_bits::<A>(0));
-        if !self.pf.q.val().any() {
-            self.has_pay.d.next = self.req.len.val().any();
-        }
         self.qpf.word.next = self.qp_row.q.val();
         self.stf.word.next = self.st_row.q.val();
         self.res_q.d.next = self.res.read_data.val();
@@ -1406,25 +1414,9 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
         if self.st.q.val() == 0 {
             // The front half's request first: it came before any reset waiting now.
             if self.pf.q.val() == 5 {
-                self.wq_have.d.next = false;
-                self.fl_on.d.next = false;
-                self.fl_pend.d.next = false;
-                self.c_pend.d.next = false;
-                self.r_send.d.next = false;
-                self.r_read.d.next = false;
-                self.n_write.d.next = false;
-                self.has_pay.d.next = self.req.len.val().any();
                 self.pf.d.next = 0.into();
                 self.st.d.next = 5.into();
             } else if self.pf.q.val() == 6 {
-                self.wq_have.d.next = false;
-                self.fl_on.d.next = false;
-                self.fl_pend.d.next = false;
-                self.c_pend.d.next = false;
-                self.r_send.d.next = false;
-                self.r_read.d.next = false;
-                self.n_write.d.next = false;
-                self.has_pay.d.next = self.req.len.val().any();
                 self.cnt_drop.d.next = self.cnt_drop.q.val() + self.k_one32.val();
                 self.pf.d.next = 0.into();
                 self.st.d.next = 8.into();
@@ -1454,8 +1446,20 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
                 }
             }
         }
-        // ---- LOOK: the QP and region rows (answered next cycle); the state row's read.
-        if self.st.q.val() == 1 {
+        self.adopt_now.next = (self.st.q.val() == 10)
+            & (self.pf.q.val() == 5)
+            & !self.r_send.q.val()
+            & !self.r_read.q.val()
+            & !self.c_pend.q.val();
+        self.starting.next = (self.st.q.val() == 1)
+            | ((self.st.q.val() == 0) & ((self.pf.q.val() == 5) | (self.pf.q.val() == 6)))
+            | self.adopt_now.val();
+        self.looking.next = ((self.st.q.val() == 1)
+            | ((self.pf.q.val() == 1) & self.pf_write.val()))
+            & !self.qp_hi.val();
+        // ---- A request starting (LOOK, or ACT or the drop straight from the front half):
+        // nothing of the one before carries over.
+        if self.starting.val() {
             self.wq_have.d.next = false;
             self.fl_on.d.next = false;
             self.fl_pend.d.next = false;
@@ -1463,21 +1467,39 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
             self.r_send.d.next = false;
             self.r_read.d.next = false;
             self.n_write.d.next = false;
-            if self.qp_hi.val() {
-                self.cnt_drop.d.next = self.cnt_drop.q.val() + self.k_one32.val();
-                self.st.d.next = 8.into();
-            } else {
-                self.qp_look_valid.next = self.mr_look_ready.val();
-                self.mr_look_valid.next = self.qp_look_ready.val();
-                if self.qp_look_ready.val() & self.mr_look_ready.val() {
-                    self.st.d.next = 2.into();
-                }
-            }
+            self.has_pay.d.next = self.req.len.val().any();
         }
-        if self.st.q.val() == 2 {
+        // ---- LOOK (here or in the front half): the QP and region rows (answered next
+        // cycle); the state row's read. ROWS: the rows, the state row forwarded from the
+        // packet in progress when it writes back the same QP's (never in LOOK's own ROWS:
+        // LOOK clears `n_write`). The check's answer, for either.
+        if self.looking.val() {
+            self.qp_look_valid.next = self.mr_look_ready.val();
+            self.mr_look_valid.next = self.qp_look_ready.val();
+        }
+        self.looked.next = self.looking.val() & self.qp_look_ready.val() & self.mr_look_ready.val();
+        if (self.st.q.val() == 2) | (self.pf.q.val() == 2) {
             self.qp_row.d.next = self.qp_got_data.val();
             self.mr_row.d.next = self.mr_got_data.val();
             self.st_row.d.next = self.mem.read_data.val();
+            if self.pf_fwd.val() {
+                self.st_row.d.next = self.st_out.word.val();
+            }
+        }
+        if ((self.st.q.val() == 4) | (self.pf.q.val() == 4)) & self.chk.m_valid.val() {
+            self.verdict.d.next = self.chk.m_verdict.val();
+            self.addr.d.next = self.chk.m_addr.val();
+            self.mr_ok.d.next = self.chk.m_mr_ok.val();
+        }
+        if self.st.q.val() == 1 {
+            if self.qp_hi.val() {
+                self.cnt_drop.d.next = self.cnt_drop.q.val() + self.k_one32.val();
+                self.st.d.next = 8.into();
+            } else if self.looked.val() {
+                self.st.d.next = 2.into();
+            }
+        }
+        if self.st.q.val() == 2 {
             self.st.d.next = 3.into();
         }
         // ---- PRE: the QP-level checks; then the responder's.
@@ -1494,9 +1516,6 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
             }
         }
         if (self.st.q.val() == 4) & self.chk.m_valid.val() {
-            self.verdict.d.next = self.chk.m_verdict.val();
-            self.addr.d.next = self.chk.m_addr.val();
-            self.mr_ok.d.next = self.chk.m_mr_ok.val();
             self.st.d.next = 5.into();
         }
         // ---- ACT: the next state row and the response, by verdict.
@@ -1765,21 +1784,11 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
                 self.pf.d.next = 7.into();
             } else if self.qp_hi.val() {
                 self.pf.d.next = 6.into();
-            } else {
-                self.qp_look_valid.next = self.mr_look_ready.val();
-                self.mr_look_valid.next = self.qp_look_ready.val();
-                if self.qp_look_ready.val() & self.mr_look_ready.val() {
-                    self.pf.d.next = 2.into();
-                }
+            } else if self.looked.val() {
+                self.pf.d.next = 2.into();
             }
         }
         if self.pf.q.val() == 2 {
-            self.qp_row.d.next = self.qp_got_data.val();
-            self.mr_row.d.next = self.mr_got_data.val();
-            self.st_row.d.next = self.mem.read_data.val();
-            if self.pf_fwd.val() {
-                self.st_row.d.next = self.st_out.word.val();
-            }
             self.pf.d.next = 3.into();
         }
         if self.pf.q.val() == 3 {
@@ -1792,9 +1801,6 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
             }
         }
         if (self.pf.q.val() == 4) & self.chk.m_valid.val() {
-            self.verdict.d.next = self.chk.m_verdict.val();
-            self.addr.d.next = self.chk.m_addr.val();
-            self.mr_ok.d.next = self.chk.m_mr_ok.val();
             self.pf.d.next = 5.into();
         }
         // ---- A payload not written: discarded.
@@ -1811,20 +1817,8 @@ impl<const A: usize, const R: usize> Logic for Responder<A, R> {
         if self.st.q.val() == 10 {
             self.mem.write_enable.next = self.n_write.q.val();
             self.st.d.next = 0.into();
-            if (self.pf.q.val() == 5)
-                & !self.r_send.q.val()
-                & !self.r_read.q.val()
-                & !self.c_pend.q.val()
-            {
+            if self.adopt_now.val() {
                 // Nothing more for this request: the front half's goes to ACT (as IDLE).
-                self.wq_have.d.next = false;
-                self.fl_on.d.next = false;
-                self.fl_pend.d.next = false;
-                self.c_pend.d.next = false;
-                self.r_send.d.next = false;
-                self.r_read.d.next = false;
-                self.n_write.d.next = false;
-                self.has_pay.d.next = self.req.len.val().any();
                 self.pf.d.next = 0.into();
                 self.st.d.next = 5.into();
             }
