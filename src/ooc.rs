@@ -246,8 +246,8 @@ pub fn top_verilog(name: &str) -> Result<String> {
     let v = if name == "core" {
         rnic_hw::board_top::core_verilog()
     } else {
-        let Some(top) = rnic_hw::tops::TOPS.iter().find(|t| t.name == name) else {
-            let names: Vec<&str> = rnic_hw::tops::TOPS.iter().map(|t| t.name).collect();
+        let Some(top) = rnic_hw::tops::find(name) else {
+            let names = rnic_hw::tops::names();
             bail!(
                 "unknown top {name:?}; known tops: core, {}",
                 names.join(", ")

@@ -304,8 +304,8 @@ fn write_pcap<'a>(path: &Path, frames: impl Iterator<Item = &'a [u8]>) -> Result
 
 /// `rnic gen`: writes `<DIR>/<top>.v`.
 pub fn run_gen(a: &GenArgs) -> Result<ExitCode> {
-    let Some(top) = rnic_hw::tops::TOPS.iter().find(|t| t.name == a.top) else {
-        let names: Vec<&str> = rnic_hw::tops::TOPS.iter().map(|t| t.name).collect();
+    let Some(top) = rnic_hw::tops::find(&a.top) else {
+        let names = rnic_hw::tops::names();
         bail!("unknown top {:?}; known tops: {}", a.top, names.join(", "));
     };
     std::fs::create_dir_all(&a.out).with_context(|| format!("{}", a.out.display()))?;

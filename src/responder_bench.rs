@@ -180,7 +180,7 @@ fn sim(mtu: Mtu) -> Result<ResponderSim<VerilatedPorts>> {
 
 /// The responder path (`responder_path`: frames in, frames out), set up as [`sim`].
 fn path_sim(mtu: Mtu) -> Result<ResponderSim<VerilatedPorts>> {
-    let mut s = ResponderSim::path_verilated::<6, 10>("responder_path", 1, 0.0)
+    let mut s = ResponderSim::path_verilated::<6, 10, 11>("responder_path", 1, 0.0)
         .map_err(anyhow::Error::msg)?;
     setup(&mut s, mtu)?;
     Ok(s)

@@ -29,11 +29,11 @@ use rnic_wire::RocePacket;
 
 use crate::tables::Row;
 
-/// Rows of each table of the `responder` top (`Responder<6, 10>`, sixteen READ/atomic slots
+/// Rows of each table of the `responder` top (`Responder<6, 10, 11>`, sixteen READ/atomic slots
 /// per QP).
-pub const ROWS: usize = Responder::<6, 10>::ROWS;
+pub const ROWS: usize = Responder::<6, 10, 11>::ROWS;
 /// READs and atomics the `responder` top keeps per QP.
-pub const SLOTS: usize = Responder::<6, 10>::SLOTS;
+pub const SLOTS: usize = Responder::<6, 10, 11>::SLOTS;
 
 /// A response the engine sent: its send descriptor (transport header words), QP row and
 /// payload (the descriptor's `payload_len` bytes), and the cycle the descriptor left. From
@@ -129,7 +129,7 @@ pub fn row_words(r: &Row) -> Vec<u64> {
         .collect()
 }
 
-impl ResponderSim<PortLockStep<Responder<6, 10>>> {
+impl ResponderSim<PortLockStep<Responder<6, 10, 11>>> {
     /// The `responder` top, rust-hdl and Verilator in lock-step (every output compared every
     /// cycle).
     pub fn lockstep(seed: u64, stall: f64) -> Result<Self, String> {
@@ -137,47 +137,48 @@ impl ResponderSim<PortLockStep<Responder<6, 10>>> {
     }
 }
 
-impl<const A: usize, const R: usize> ResponderSim<PortLockStep<Responder<A, R>>>
+impl<const A: usize, const R: usize, const F: usize> ResponderSim<PortLockStep<Responder<A, R, F>>>
 where
-    Responder<A, R>: HdlPorts,
+    Responder<A, R, F>: HdlPorts,
 {
-    /// The top `top` (a `Responder<A, R>`), rust-hdl and Verilator in lock-step.
+    /// The top `top` (a `Responder<A, R, F>`), rust-hdl and Verilator in lock-step.
     pub fn lockstep_of(top: &str, seed: u64, stall: f64) -> Result<Self, String> {
-        let d = PortLockStep::new(Responder::<A, R>::default(), top, seed)?;
-        Ok(Self::new(d, Responder::<A, R>::ROWS, seed, stall))
+        let d = PortLockStep::new(Responder::<A, R, F>::default(), top, seed)?;
+        Ok(Self::new(d, Responder::<A, R, F>::ROWS, seed, stall))
     }
 }
 
 impl ResponderSim<VerilatedPorts> {
     /// The `responder` top, Verilator alone.
     pub fn verilated(seed: u64, stall: f64) -> Result<Self, String> {
-        let d = VerilatedPorts::of::<Responder<6, 10>>("responder")?;
+        let d = VerilatedPorts::of::<Responder<6, 10, 11>>("responder")?;
         Ok(Self::new(d, ROWS, seed, stall))
     }
 
-    /// The responder path top `top` (a `ResponderPath<A, R>`), Verilator alone.
-    pub fn path_verilated<const A: usize, const R: usize>(
+    /// The responder path top `top` (a `ResponderPath<A, R, F>`), Verilator alone.
+    pub fn path_verilated<const A: usize, const R: usize, const F: usize>(
         top: &str,
         seed: u64,
         stall: f64,
     ) -> Result<Self, String>
     where
-        ResponderPath<A, R>: HdlPorts,
+        ResponderPath<A, R, F>: HdlPorts,
     {
-        let d = VerilatedPorts::of::<ResponderPath<A, R>>(top)?;
-        Ok(Self::new(d, Responder::<A, R>::ROWS, seed, stall).into_path())
+        let d = VerilatedPorts::of::<ResponderPath<A, R, F>>(top)?;
+        Ok(Self::new(d, Responder::<A, R, F>::ROWS, seed, stall).into_path())
     }
 }
 
-impl<const A: usize, const R: usize> ResponderSim<PortLockStep<ResponderPath<A, R>>>
+impl<const A: usize, const R: usize, const F: usize>
+    ResponderSim<PortLockStep<ResponderPath<A, R, F>>>
 where
-    ResponderPath<A, R>: HdlPorts,
+    ResponderPath<A, R, F>: HdlPorts,
 {
-    /// The responder path top `top` (a `ResponderPath<A, R>`), rust-hdl and Verilator in
+    /// The responder path top `top` (a `ResponderPath<A, R, F>`), rust-hdl and Verilator in
     /// lock-step.
     pub fn path_lockstep(top: &str, seed: u64, stall: f64) -> Result<Self, String> {
-        let d = PortLockStep::new(ResponderPath::<A, R>::default(), top, seed)?;
-        Ok(Self::new(d, Responder::<A, R>::ROWS, seed, stall).into_path())
+        let d = PortLockStep::new(ResponderPath::<A, R, F>::default(), top, seed)?;
+        Ok(Self::new(d, Responder::<A, R, F>::ROWS, seed, stall).into_path())
     }
 }
 
@@ -744,7 +745,15 @@ impl<D: PortDut> ResponderSim<D> {
                 return Ok((out, stats));
             }
         }
-        Err("the responder path did not finish".into())
+        Err(format!(
+            "the responder path did not finish: frame {next_frame} of {} (beat {beat}), \
+             responder idle {}, headers waiting {}, host side busy {}, posts due {}",
+            frames.len(),
+            self.dut.get(o_idle),
+            self.dut.get(o_fill),
+            host.busy(),
+            posts.len()
+        ))
     }
 
     /// Drives the host side's inputs for this cycle.

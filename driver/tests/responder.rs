@@ -378,8 +378,8 @@ enum Top {
 impl Top {
     fn slots(self) -> u64 {
         (match self {
-            Top::Rows64 | Top::Path64 => Responder::<6, 10>::SLOTS,
-            Top::Rows1k | Top::Path1k => Responder::<10, 12>::SLOTS,
+            Top::Rows64 | Top::Path64 => Responder::<6, 10, 11>::SLOTS,
+            Top::Rows1k | Top::Path1k => Responder::<10, 12, 11>::SLOTS,
         }) as u64
     }
 
@@ -393,7 +393,7 @@ fn run_hw(top: Top, m: &Model, frames: &[Vec<u8>], seed: u64) -> HwRun {
     match top {
         Top::Rows64 => run_on(ResponderSim::lockstep(seed, 0.25).unwrap(), m, frames, seed),
         Top::Rows1k => run_on(
-            ResponderSim::<PortLockStep<Responder<10, 12>>>::lockstep_of(
+            ResponderSim::<PortLockStep<Responder<10, 12, 11>>>::lockstep_of(
                 "responder_1k",
                 seed,
                 0.25,
@@ -404,7 +404,7 @@ fn run_hw(top: Top, m: &Model, frames: &[Vec<u8>], seed: u64) -> HwRun {
             seed,
         ),
         Top::Path64 => run_on(
-            ResponderSim::<PortLockStep<ResponderPath<6, 10>>>::path_lockstep(
+            ResponderSim::<PortLockStep<ResponderPath<6, 10, 11>>>::path_lockstep(
                 "responder_path",
                 seed,
                 0.25,
@@ -415,7 +415,7 @@ fn run_hw(top: Top, m: &Model, frames: &[Vec<u8>], seed: u64) -> HwRun {
             seed,
         ),
         Top::Path1k => run_on(
-            ResponderSim::<PortLockStep<ResponderPath<10, 12>>>::path_lockstep(
+            ResponderSim::<PortLockStep<ResponderPath<10, 12, 11>>>::path_lockstep(
                 "responder_path_1k",
                 seed,
                 0.25,

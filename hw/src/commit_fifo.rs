@@ -2,8 +2,9 @@
 //! frame's beats speculatively, then either commits them (the reader may now see them) or
 //! rewinds (they vanish). The reader only ever sees whole, committed frames.
 //!
-//! A word is `{tuser, tlast, tkeep[7:0], tdata[63:0]}` (74 bits), 2048 words deep (a 9216-byte
-//! frame is 1152 beats). `room` is low when fewer than [`SLACK`] words are free; the writer must
+//! A word is `{tuser, tlast, tkeep[7:0], tdata[63:0]}` (74 bits), `2^A` words deep: the frame
+//! FIFOs [`FRAME_ABITS`] (2048 words: a 9216-byte frame is 1152 beats), a FIFO that holds
+//! at most a few segments of the path MTU less. `room` is low when fewer than [`SLACK`] words are free; the writer must
 //! not write then. It is a register (decided a clock early, one word short), so the writer's
 //! flow control does not wait on the fill count's subtraction. The read side is a first-word-fall-through stream: the RAM's registered
 //! output feeds an output register, one word per clock.
@@ -12,18 +13,21 @@ use std::collections::BTreeMap;
 
 use rust_hdl::prelude::*;
 
-/// Address bits: 2048 words.
-pub const ADDR_BITS: usize = 11;
+/// Address bits of a FIFO that holds any frame: 2048 words.
+pub const FRAME_ABITS: usize = 11;
 /// Words kept free.
 pub const SLACK: u64 = 8;
-/// Words a writer that reserves room before it reads may reserve: the FIFO less its slack.
-pub const RESERVE_WORDS: u64 = (1 << ADDR_BITS) - SLACK;
+/// Words a writer that reserves room before it reads may reserve in a FIFO of `2^abits`
+/// words: the FIFO less its slack.
+pub const fn reserve_words(abits: usize) -> u64 {
+    (1 << abits) - SLACK
+}
 
 /// Width of a stored word.
 const WORD: usize = 74;
 
 #[derive(LogicBlock)]
-pub struct CommitFifo {
+pub struct CommitFifo<const A: usize> {
     pub clock: Signal<In, Clock>,
     pub reset: Signal<In, Bit>,
     /// Write a word this clock.
@@ -45,32 +49,32 @@ pub struct CommitFifo {
     pub m_axis_tvalid: Signal<Out, Bit>,
     pub m_axis_tready: Signal<In, Bit>,
 
-    mem: RAM<Bits<WORD>, ADDR_BITS>,
-    wr_ptr: DFF<Bits<ADDR_BITS>>,
-    commit_ptr: DFF<Bits<ADDR_BITS>>,
-    rd_ptr: DFF<Bits<ADDR_BITS>>,
-    last_addr: DFF<Bits<ADDR_BITS>>,
+    mem: RAM<Bits<WORD>, A>,
+    wr_ptr: DFF<Bits<A>>,
+    commit_ptr: DFF<Bits<A>>,
+    rd_ptr: DFF<Bits<A>>,
+    last_addr: DFF<Bits<A>>,
     ram_valid: DFF<Bit>,
     out_valid: DFF<Bit>,
     out_word: DFF<Bits<WORD>>,
 
-    used: Signal<Local, Bits<ADDR_BITS>>,
+    used: Signal<Local, Bits<A>>,
     /// `room`, registered: computed one word short, as one more word may arrive meanwhile.
     room_q: DFF<Bit>,
-    wr_next: Signal<Local, Bits<ADDR_BITS>>,
+    wr_next: Signal<Local, Bits<A>>,
     avail: Signal<Local, Bit>,
     out_load: Signal<Local, Bit>,
     issue: Signal<Local, Bit>,
     word_in: Signal<Local, Bits<WORD>>,
 
-    k_one: Constant<Bits<ADDR_BITS>>,
-    k_zero: Constant<Bits<ADDR_BITS>>,
-    k_limit: Constant<Bits<ADDR_BITS>>,
+    k_one: Constant<Bits<A>>,
+    k_zero: Constant<Bits<A>>,
+    k_limit: Constant<Bits<A>>,
     k_last_bit: Constant<Bits<WORD>>,
     k_user_bit: Constant<Bits<WORD>>,
 }
 
-impl Default for CommitFifo {
+impl<const A: usize> Default for CommitFifo<A> {
     fn default() -> Self {
         CommitFifo {
             clock: Default::default(),
@@ -104,16 +108,16 @@ impl Default for CommitFifo {
             out_load: Default::default(),
             issue: Default::default(),
             word_in: Default::default(),
-            k_one: Constant::new(bits::<ADDR_BITS>(1)),
-            k_zero: Constant::new(bits::<ADDR_BITS>(0)),
-            k_limit: Constant::new(bits::<ADDR_BITS>((1 << ADDR_BITS) - SLACK - 1)),
+            k_one: Constant::new(bits::<A>(1)),
+            k_zero: Constant::new(bits::<A>(0)),
+            k_limit: Constant::new(bits::<A>((1 << A) - SLACK - 1)),
             k_last_bit: Constant::new(bit_cast::<WORD, 64>(bits::<64>(1)) << 72),
             k_user_bit: Constant::new(bit_cast::<WORD, 64>(bits::<64>(1)) << 73),
         }
     }
 }
 
-impl Logic for CommitFifo {
+impl<const A: usize> Logic for CommitFifo<A> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(

@@ -25,6 +25,7 @@ pub mod header_compose;
 pub mod header_expand;
 pub mod header_extract;
 pub mod header_fifo;
+pub mod header_register;
 pub mod host_nic;
 pub mod host_regs;
 pub mod icrc_engine;

@@ -68,6 +68,9 @@ pub struct PayloadScatter {
     l0: DFF<Bits<16>>,
     l1: DFF<Bits<16>>,
     l2: DFF<Bits<16>>,
+    /// `l0 != 0`, kept beside it: the beat arriving (`want`) waits on a register, not on a
+    /// 16-bit compare.
+    l0_nz: DFF<Bit>,
     /// The current piece's bytes not yet sent, and the next beat's bytes (min(8, rem)) and
     /// whether it is the piece's last, kept beside it as registers.
     rem: DFF<Bits<16>>,
@@ -88,9 +91,16 @@ pub struct PayloadScatter {
     outs: DFF<Bits<2>>,
     err: DFF<Bit>,
 
-    pt: Signal<Local, Bits<4>>,
+    /// `ptr + take` and whether it passes the end of `lo`, kept beside them as registers:
+    /// the beat's handshake (`fire`, then `s_axis_tready`) starts at a flip-flop, not at an
+    /// adder and a compare.
+    pt: DFF<Bits<4>>,
+    need_hi: DFF<Bit>,
     wraps: Signal<Local, Bit>,
-    need_hi: Signal<Local, Bit>,
+    /// The pointer's and `take`'s next values, from which `pt` and `need_hi` are kept.
+    ptr_nx: Signal<Local, Bits<3>>,
+    take_nx: Signal<Local, Bits<4>>,
+    pt_nx: Signal<Local, Bits<4>>,
     can_emit: Signal<Local, Bit>,
     fire: Signal<Local, Bit>,
     shift: Signal<Local, Bit>,
@@ -167,6 +177,7 @@ impl Default for PayloadScatter {
             l0: Default::default(),
             l1: Default::default(),
             l2: Default::default(),
+            l0_nz: Default::default(),
             rem: Default::default(),
             take: Default::default(),
             lastb: Default::default(),
@@ -182,6 +193,9 @@ impl Default for PayloadScatter {
             pt: Default::default(),
             wraps: Default::default(),
             need_hi: Default::default(),
+            ptr_nx: Default::default(),
+            take_nx: Default::default(),
+            pt_nx: Default::default(),
             can_emit: Default::default(),
             fire: Default::default(),
             shift: Default::default(),
@@ -223,8 +237,10 @@ impl Logic for PayloadScatter {
     fn update(&mut self) {
         dff_setup!(
             self, clock, st, a0, a1, a2, l0, l1, l2, rem, take, lastb, lo, hi, lo_v, hi_v, ptr,
-            in_done, outs, err, used
+            in_done, outs, err, used, pt, need_hi, l0_nz
         );
+        self.ptr_nx.next = self.ptr.q.val();
+        self.take_nx.next = self.take.q.val();
         self.s_cmd_ready.next = false;
         self.m_dma_wr_req_valid.next = false;
         self.m_dma_wr_req_addr.next = self.a0.q.val();
@@ -236,11 +252,10 @@ impl Logic for PayloadScatter {
         self.m_done_tail.next = self.in_done.q.val();
 
         // ---- The beat leaving: `take` bytes from the pointer on.
-        self.pt.next = bit_cast::<4, 3>(self.ptr.q.val()) + self.take.q.val();
-        self.wraps.next = self.pt.val().get_bit(3);
-        self.need_hi.next = self.pt.val() > self.k_eight4.val();
-        self.can_emit.next =
-            (self.st.q.val() == 2) & self.lo_v.q.val() & (!self.need_hi.val() | self.hi_v.q.val());
+        self.wraps.next = self.pt.q.val().get_bit(3);
+        self.can_emit.next = (self.st.q.val() == 2)
+            & self.lo_v.q.val()
+            & (!self.need_hi.q.val() | self.hi_v.q.val());
         self.fire.next = self.can_emit.val() & self.m_dma_wr_data_ready.val();
         self.shift.next = self.fire.val() & self.wraps.val();
         self.rot1.next = (self.lo.q.val() >> 8) | (self.hi.q.val() << 56);
@@ -317,8 +332,7 @@ impl Logic for PayloadScatter {
 
         // ---- The beat arriving, only while a piece wants bytes (a command of no bytes takes
         // no beat: the stream's next beats may be another frame's), into the free slot.
-        self.want.next = (self.st.q.val() == 2)
-            | ((self.st.q.val() == 1) & (self.l0.q.val() != self.k_zero16.val()));
+        self.want.next = (self.st.q.val() == 2) | ((self.st.q.val() == 1) & self.l0_nz.q.val());
         self.accept.next =
             self.want.val() & !self.in_done.q.val() & (!self.hi_v.q.val() | self.shift.val());
         self.s_axis_tready.next = self.accept.val();
@@ -350,7 +364,7 @@ impl Logic for PayloadScatter {
         }
         // The pointer wraps at 8 (a whole beat leaves it where it was).
         if self.fire.val() {
-            self.ptr.d.next = self.pt.val().get_bits::<3>(0);
+            self.ptr_nx.next = self.pt.q.val().get_bits::<3>(0);
         }
 
         // ---- The pieces. A write request leaves from the command itself when the first
@@ -368,11 +382,12 @@ impl Logic for PayloadScatter {
                 self.a1.d.next = self.s_cmd_addr1.val();
                 self.a2.d.next = self.s_cmd_addr2.val();
                 self.l0.d.next = self.s_cmd_len0.val();
+                self.l0_nz.d.next = self.s_cmd_len0.val() != self.k_zero16.val();
                 self.l1.d.next = self.s_cmd_len1.val();
                 self.l2.d.next = self.s_cmd_len2.val();
                 self.lo_v.d.next = false;
                 self.hi_v.d.next = false;
-                self.ptr.d.next = 0.into();
+                self.ptr_nx.next = 0.into();
                 self.in_done.d.next = false;
                 self.used.d.next = false;
                 self.err.d.next = false;
@@ -383,7 +398,7 @@ impl Logic for PayloadScatter {
         self.rest_empty.next =
             (self.l1.q.val() == self.k_zero16.val()) & (self.l2.q.val() == self.k_zero16.val());
         if self.st.q.val() == 1 {
-            if !self.used.q.val() & (self.l0.q.val() != self.k_zero16.val()) {
+            if !self.used.q.val() & self.l0_nz.q.val() {
                 self.m_dma_wr_req_valid.next = true;
             } else if self.rest_empty.val() {
                 self.st.d.next = 3.into();
@@ -391,6 +406,7 @@ impl Logic for PayloadScatter {
                 self.a0.d.next = self.a1.q.val();
                 self.a1.d.next = self.a2.q.val();
                 self.l0.d.next = self.l1.q.val();
+                self.l0_nz.d.next = self.l1.q.val() != self.k_zero16.val();
                 self.l1.d.next = self.l2.q.val();
                 self.l2.d.next = 0.into();
                 self.used.d.next = false;
@@ -400,9 +416,9 @@ impl Logic for PayloadScatter {
         self.req_fire.next = self.m_dma_wr_req_valid.val() & self.m_dma_wr_req_ready.val();
         if self.req_fire.val() {
             self.rem.d.next = self.req_len.val();
-            self.take.d.next = self.k_eight4.val();
+            self.take_nx.next = self.k_eight4.val();
             if self.req_len.val() < self.k_eight16.val() {
-                self.take.d.next = self.req_len.val().get_bits::<4>(0);
+                self.take_nx.next = self.req_len.val().get_bits::<4>(0);
             }
             self.lastb.d.next = self.req_len.val() <= self.k_eight16.val();
             self.st.d.next = 2.into();
@@ -410,9 +426,9 @@ impl Logic for PayloadScatter {
         // `fire` is only ever high in DATA.
         if self.fire.val() {
             self.rem.d.next = self.rem_next.val();
-            self.take.d.next = self.k_eight4.val();
+            self.take_nx.next = self.k_eight4.val();
             if self.rem_next.val() < self.k_eight16.val() {
-                self.take.d.next = self.rem_next.val().get_bits::<4>(0);
+                self.take_nx.next = self.rem_next.val().get_bits::<4>(0);
             }
             self.lastb.d.next = self.rem_next.val() <= self.k_eight16.val();
         }
@@ -423,6 +439,12 @@ impl Logic for PayloadScatter {
                 self.st.d.next = 3.into();
             }
         }
+
+        self.ptr.d.next = self.ptr_nx.val();
+        self.take.d.next = self.take_nx.val();
+        self.pt_nx.next = bit_cast::<4, 3>(self.ptr_nx.val()) + self.take_nx.val();
+        self.pt.d.next = self.pt_nx.val();
+        self.need_hi.d.next = self.pt_nx.val() > self.k_eight4.val();
 
         // ---- Writes requested and done; the report as the last done comes in.
         self.outs_up.next = self.outs.q.val();

@@ -10,7 +10,7 @@
 
 use rust_hdl::prelude::*;
 
-use crate::commit_fifo::CommitFifo;
+use crate::commit_fifo::{CommitFifo, FRAME_ABITS};
 
 /// CQE status codes.
 pub const STATUS_OK: u64 = 0;
@@ -78,7 +78,7 @@ pub struct RawRx {
     pub ev_dma_read_error: Signal<Out, Bit>,
     pub ev_dma_write_error: Signal<Out, Bit>,
 
-    fifo: CommitFifo,
+    fifo: CommitFifo<FRAME_ABITS>,
     /// Input side: the frame being received is being dropped.
     dropping: DFF<Bit>,
     /// Input side: in the middle of a frame.

@@ -10,7 +10,7 @@
 
 use rust_hdl::prelude::*;
 
-use crate::commit_fifo::{CommitFifo, RESERVE_WORDS};
+use crate::commit_fifo::{CommitFifo, FRAME_ABITS, reserve_words};
 /// Frame lengths a descriptor may give.
 pub const MIN_LEN: u64 = 14;
 pub const MAX_LEN: u64 = 9216;
@@ -52,7 +52,7 @@ pub struct RawTx {
     pub ev_ring_error: Signal<Out, Bit>,
     pub ev_dma_error: Signal<Out, Bit>,
 
-    fifo: CommitFifo,
+    fifo: CommitFifo<FRAME_ABITS>,
     state: DFF<Bits<3>>,
     beat: DFF<Bit>,
     frame_addr: DFF<Bits<64>>,
@@ -173,7 +173,7 @@ impl Default for RawTx {
             k_sixteen: Constant::new(bits::<16>(16)),
             k_min_len: Constant::new(bits::<16>(MIN_LEN)),
             k_max_len: Constant::new(bits::<16>(MAX_LEN)),
-            k_reserve_words: Constant::new(bits::<16>(RESERVE_WORDS)),
+            k_reserve_words: Constant::new(bits::<16>(reserve_words(FRAME_ABITS))),
             k_full_keep: Constant::new(bits::<8>(0xFF)),
             k_tag_desc: Constant::new(bits::<7>(0)),
             k_tag_frame: Constant::new(bits::<7>(1)),

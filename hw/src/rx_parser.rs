@@ -47,7 +47,7 @@
 use rust_hdl::prelude::*;
 
 use crate::axis_register::AxisRegister;
-use crate::commit_fifo::CommitFifo;
+use crate::commit_fifo::{CommitFifo, FRAME_ABITS};
 use crate::header_channel::HDR_BITS;
 use crate::header_extract::{HeaderExtract, bth_offset, ip_header_len, l3_offset, udp_offset};
 use crate::icrc_engine::{IcrcEngine, Mode};
@@ -243,8 +243,8 @@ pub struct RxParser {
     byp_reg: AxisRegister,
     icrc: IcrcEngine,
     ex: HeaderExtract,
-    pay: CommitFifo,
-    byp: CommitFifo,
+    pay: CommitFifo<FRAME_ABITS>,
+    byp: CommitFifo<FRAME_ABITS>,
     beat_a: DFF<Bits<16>>,
     /// `beat_a + 1`, and `beat_a` saturated at 15, kept as counters beside it.
     beat_b: DFF<Bits<17>>,

@@ -19,6 +19,18 @@ fn verilog_of<B: Block>(mut uut: B) -> String {
     generate_verilog(&uut)
 }
 
+/// Tops that are only placed and routed (`rnic build --core-only`): other parameters of a
+/// module that [`TOPS`] runs under Verilator and in lock-step.
+pub const PNR_TOPS: &[Top] = &[
+    // The responder path sized for the LFE5U-25F (56 DP16KD): 64 QPs, regions and address
+    // vectors as `responder_path`, but eight READ/atomic slots per QP (not sixteen) and a READ
+    // FIFO of 1024 words (not 2048), 9 DP16KD less.
+    Top {
+        name: "responder_path_25f",
+        verilog: || verilog_of(crate::responder_path::ResponderPath::<6, 9, 10>::default()),
+    },
+];
+
 /// Every top of the hardware crate.
 pub const TOPS: &[Top] = &[
     Top {
@@ -102,6 +114,15 @@ pub const TOPS: &[Top] = &[
             >::default())
         },
     },
+    // The register slice on a stream of transport headers.
+    Top {
+        name: "header_register",
+        verilog: || {
+            verilog_of(crate::header_register::HeaderRegister::<
+                { crate::transport_header::TH_BITS },
+            >::default())
+        },
+    },
     // The demultiplexer of transport headers and payloads by opcode class.
     Top {
         name: "opcode_demux",
@@ -145,23 +166,23 @@ pub const TOPS: &[Top] = &[
     // The responder with 64 QP and region rows.
     Top {
         name: "responder",
-        verilog: || verilog_of(crate::responder::Responder::<6, 10>::default()),
+        verilog: || verilog_of(crate::responder::Responder::<6, 10, 11>::default()),
     },
     // The responder sized for the LFE5UM5G-85F: 1024 QP and region rows, four READ/atomic
     // slots per QP (4096 slots: sixteen per QP would take 160 of the part's 208 DP16KD).
     Top {
         name: "responder_1k",
-        verilog: || verilog_of(crate::responder::Responder::<10, 12>::default()),
+        verilog: || verilog_of(crate::responder::Responder::<10, 12, 11>::default()),
     },
     // The responder with the packet layer and its tables: frames in, frames out.
     Top {
         name: "responder_path",
-        verilog: || verilog_of(crate::responder_path::ResponderPath::<6, 10>::default()),
+        verilog: || verilog_of(crate::responder_path::ResponderPath::<6, 10, 11>::default()),
     },
     // The same, sized for the LFE5UM5G-85F: 1024 QPs, regions and address vectors.
     Top {
         name: "responder_path_1k",
-        verilog: || verilog_of(crate::responder_path::ResponderPath::<10, 12>::default()),
+        verilog: || verilog_of(crate::responder_path::ResponderPath::<10, 12, 11>::default()),
     },
     // The host interface: CSR port and register file in front of the receive parser.
     Top {
@@ -169,3 +190,13 @@ pub const TOPS: &[Top] = &[
         verilog: || verilog_of(crate::host_nic::HostNic::new()),
     },
 ];
+
+/// A top of [`TOPS`] or [`PNR_TOPS`] by name.
+pub fn find(name: &str) -> Option<&'static Top> {
+    TOPS.iter().chain(PNR_TOPS).find(|t| t.name == name)
+}
+
+/// The names of every top, [`TOPS`] then [`PNR_TOPS`].
+pub fn names() -> Vec<&'static str> {
+    TOPS.iter().chain(PNR_TOPS).map(|t| t.name).collect()
+}

@@ -20,6 +20,11 @@ hdl_ports!(rnic_hw::header_fifo::HeaderFifo<{ rnic_hw::transport_header::TH_BITS
     outputs: [s_ready, m_data, m_valid, fill],
 });
 
+hdl_ports!(rnic_hw::header_register::HeaderRegister<{ rnic_hw::transport_header::TH_BITS }> {
+    inputs: [reset, s_data, s_valid, m_ready],
+    outputs: [s_ready, m_data, m_valid],
+});
+
 hdl_ports!(rnic_hw::opcode_demux::OpcodeDemux {
     inputs: [
         reset,
@@ -780,8 +785,8 @@ macro_rules! responder_ports {
 }
 
 responder_ports!(
-    rnic_hw::responder::Responder<6, 10>,
-    rnic_hw::responder::Responder<10, 12>
+    rnic_hw::responder::Responder<6, 10, 11>,
+    rnic_hw::responder::Responder<10, 12, 11>
 );
 
 /// The responder with the packet layer and its tables, for each size that has a top.
@@ -908,6 +913,6 @@ macro_rules! responder_path_ports {
 }
 
 responder_path_ports!(
-    rnic_hw::responder_path::ResponderPath<6, 10>,
-    rnic_hw::responder_path::ResponderPath<10, 12>
+    rnic_hw::responder_path::ResponderPath<6, 10, 11>,
+    rnic_hw::responder_path::ResponderPath<10, 12, 11>
 );
