@@ -319,7 +319,7 @@ fn bench_path() -> Result<()> {
     }
     let wire: u64 = s.sent.iter().map(|f| f.len() as u64).sum();
     println!(
-        "path read mtu=4096 responses={} bytes={} frame_bytes={wire} cycles={} bytes_per_cycle={:.3} frame_bytes_per_cycle={:.3}",
+        "path read mtu=4096 responses={} bytes={} frame_bytes={wire} cycles={} bytes_per_cycle={:.3} frame_bytes_per_cycle={:.3} (a 2048-word READ FIFO)",
         resp.len(),
         st.payload_bytes,
         st.cycles,
@@ -392,7 +392,7 @@ fn reads(mtu: usize, len: usize, messages: usize) -> Result<Vec<Vec<u8>>> {
 
 fn bench_reads() -> Result<()> {
     println!(
-        "responder (Verilator, no stalls): READ requests back to back, answered from host memory (DMA data the cycle after the request)"
+        "responder (Verilator, no stalls): READ requests back to back, answered from host memory (DMA data the cycle after the request; a 1024-word READ FIFO)"
     );
     let pattern = |j: usize| (j * 13 + j / 4096) as u8;
     for (mtu, name) in [(Mtu::M1024, 1024), (Mtu::M4096, 4096)] {

@@ -29,11 +29,11 @@ use rnic_wire::RocePacket;
 
 use crate::tables::Row;
 
-/// Rows of each table of the `responder` top (`Responder<6, 10, 11>`, sixteen READ/atomic slots
-/// per QP).
-pub const ROWS: usize = Responder::<6, 10, 11>::ROWS;
+/// Rows of each table of the `responder` top (`Responder<6, 10, 10>`: sixteen READ/atomic
+/// slots per QP, a 1024-word READ FIFO).
+pub const ROWS: usize = Responder::<6, 10, 10>::ROWS;
 /// READs and atomics the `responder` top keeps per QP.
-pub const SLOTS: usize = Responder::<6, 10, 11>::SLOTS;
+pub const SLOTS: usize = Responder::<6, 10, 10>::SLOTS;
 
 /// A response the engine sent: its send descriptor (transport header words), QP row and
 /// payload (the descriptor's `payload_len` bytes), and the cycle the descriptor left. From
@@ -129,7 +129,7 @@ pub fn row_words(r: &Row) -> Vec<u64> {
         .collect()
 }
 
-impl ResponderSim<PortLockStep<Responder<6, 10, 11>>> {
+impl ResponderSim<PortLockStep<Responder<6, 10, 10>>> {
     /// The `responder` top, rust-hdl and Verilator in lock-step (every output compared every
     /// cycle).
     pub fn lockstep(seed: u64, stall: f64) -> Result<Self, String> {
@@ -151,7 +151,7 @@ where
 impl ResponderSim<VerilatedPorts> {
     /// The `responder` top, Verilator alone.
     pub fn verilated(seed: u64, stall: f64) -> Result<Self, String> {
-        let d = VerilatedPorts::of::<Responder<6, 10, 11>>("responder")?;
+        let d = VerilatedPorts::of::<Responder<6, 10, 10>>("responder")?;
         Ok(Self::new(d, ROWS, seed, stall))
     }
 

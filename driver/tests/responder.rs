@@ -378,7 +378,7 @@ enum Top {
 impl Top {
     fn slots(self) -> u64 {
         (match self {
-            Top::Rows64 | Top::Path64 => Responder::<6, 10, 11>::SLOTS,
+            Top::Rows64 | Top::Path64 => Responder::<6, 10, 10>::SLOTS,
             Top::Rows1k | Top::Path1k => Responder::<10, 12, 11>::SLOTS,
         }) as u64
     }

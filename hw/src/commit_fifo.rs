@@ -2,11 +2,12 @@
 //! frame's beats speculatively, then either commits them (the reader may now see them) or
 //! rewinds (they vanish). The reader only ever sees whole, committed frames.
 //!
-//! A word is `{tuser, tlast, tkeep[7:0], tdata[63:0]}` (74 bits), `2^A` words deep: the frame
-//! FIFOs [`FRAME_ABITS`] (2048 words: a 9216-byte frame is 1152 beats), a FIFO that holds
-//! at most a few segments of the path MTU less. `room` is low when fewer than [`SLACK`] words are free; the writer must
-//! not write then. It is a register (decided a clock early, one word short), so the writer's
-//! flow control does not wait on the fill count's subtraction. The read side is a first-word-fall-through stream: the RAM's registered
+//! A word is `{tuser, tlast, tkeep[7:0], tdata[63:0]}` (74 bits), `2^A` words deep: a FIFO
+//! of frames has [`FRAME_ABITS`] (2048 words: a 9216-byte frame is 1152 beats); one that only
+//! holds segments of the path MTU may have fewer. `room` is low when fewer than [`SLACK`]
+//! words are free; the writer must not write then. It is a register (decided a clock early,
+//! one word short), so the writer's flow control does not wait on the fill count's
+//! subtraction. The read side is a first-word-fall-through stream: the RAM's registered
 //! output feeds an output register, one word per clock.
 
 use std::collections::BTreeMap;

@@ -5,11 +5,9 @@
 //! word enters at the one after. One word every two clocks is plenty for headers, one a frame:
 //! the shortest RoCEv2 frame (Ethernet, IPv4, UDP, BTH, ICRC: 58 bytes) is 8 beats.
 //!
-//! Why. An engine's header ready is combinational from its state; the header FIFO's read side
-//! is combinational from its reader's ready (the read address of its LUT RAM). Between the
-//! responder and the receive path that made the path `responder state -> s_hdr_ready -> the
-//! FIFO's read pointer and RAM address` (113.4 MHz on one seed of `rnic build --core-only
-//! --top responder_path_1k --part LFE5UM5G-85F-8`).
+//! Why: an engine's header ready is combinational from its state, and a FIFO's read side
+//! from its reader's ready; the receive path ([`crate::transport_rx`]) puts one between its
+//! header FIFO and the demultiplexer, where that path limited Fmax.
 
 use rust_hdl::prelude::*;
 

@@ -66,9 +66,9 @@
 //! holds no request. `A` is log2 of the QP and region rows, `R` of the resource slots (`A` to
 //! `A + 4`), `F` of the READ responses' FIFO words (10 or 11). A segment reserves its words
 //! before its read and frees them as they leave: with 2048 words two segments of MTU 4096
-//! (513 words each) are read ahead, with 1024 one is read while the one before it drains,
-//! for four DP16KD less and READ responses at MTU 4096 at 7.710 B/cycle instead of 7.820
-//! (`rnic bench responder`, DMA data the clock after the request).
+//! (513 words each) are read ahead, with 1024 (four DP16KD less) one is read while the one
+//! before it drains, so READ responses at MTU 4096 pay the DMA read's latency once a segment
+//! (`rnic bench responder` runs the `responder` top, 1024 words).
 
 use rust_hdl::prelude::*;
 

@@ -24,7 +24,7 @@ fn verilog_of<B: Block>(mut uut: B) -> String {
 pub const PNR_TOPS: &[Top] = &[
     // The responder path sized for the LFE5U-25F (56 DP16KD): 64 QPs, regions and address
     // vectors as `responder_path`, but eight READ/atomic slots per QP (not sixteen) and a READ
-    // FIFO of 1024 words (not 2048), 9 DP16KD less.
+    // FIFO of 1024 words (not 2048, as the `responder` top), 9 DP16KD less.
     Top {
         name: "responder_path_25f",
         verilog: || verilog_of(crate::responder_path::ResponderPath::<6, 9, 10>::default()),
@@ -163,10 +163,11 @@ pub const TOPS: &[Top] = &[
         name: "recv_wqe",
         verilog: || verilog_of(crate::recv_wqe::RecvWqe::<6, 2>::default()),
     },
-    // The responder with 64 QP and region rows.
+    // The responder with 64 QP and region rows, and the 25F variant's 1024-word READ FIFO (so
+    // that size runs in lock-step; `responder_path` has 2048 words).
     Top {
         name: "responder",
-        verilog: || verilog_of(crate::responder::Responder::<6, 10, 11>::default()),
+        verilog: || verilog_of(crate::responder::Responder::<6, 10, 10>::default()),
     },
     // The responder sized for the LFE5UM5G-85F: 1024 QP and region rows, four READ/atomic
     // slots per QP (4096 slots: sixteen per QP would take 160 of the part's 208 DP16KD).
@@ -191,12 +192,17 @@ pub const TOPS: &[Top] = &[
     },
 ];
 
-/// A top of [`TOPS`] or [`PNR_TOPS`] by name.
-pub fn find(name: &str) -> Option<&'static Top> {
-    TOPS.iter().chain(PNR_TOPS).find(|t| t.name == name)
+/// Every top, [`TOPS`] then [`PNR_TOPS`].
+pub fn all() -> impl Iterator<Item = &'static Top> {
+    TOPS.iter().chain(PNR_TOPS)
 }
 
-/// The names of every top, [`TOPS`] then [`PNR_TOPS`].
+/// A top of [`all`] by name.
+pub fn find(name: &str) -> Option<&'static Top> {
+    all().find(|t| t.name == name)
+}
+
+/// The names of [`all`] the tops.
 pub fn names() -> Vec<&'static str> {
-    TOPS.iter().chain(PNR_TOPS).map(|t| t.name).collect()
+    all().map(|t| t.name).collect()
 }

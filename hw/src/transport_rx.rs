@@ -94,9 +94,8 @@ pub struct TransportRx {
     fifo: HeaderFifo<TH_BITS, HDR_FIFO_ABITS>,
     slice: HeaderRegister<TH_BITS>,
     demux: OpcodeDemux,
-    /// Headers in the slice (0 or 1) and with the FIFO's.
+    /// Headers in the slice (0 or 1), added to the FIFO's for `hdr_fill`.
     slice_n: Signal<Local, Bits<8>>,
-    fill_sum: Signal<Local, Bits<8>>,
 }
 
 impl Logic for TransportRx {
@@ -132,8 +131,7 @@ impl Logic for TransportRx {
         if self.slice.m_valid.val() {
             self.slice_n.next = 1.into();
         }
-        self.fill_sum.next = self.fifo.fill.val() + self.slice_n.val();
-        self.hdr_fill.next = self.fill_sum.val();
+        self.hdr_fill.next = self.fifo.fill.val() + self.slice_n.val();
         // Payload stream -> demultiplexer.
         self.demux.s_axis_tdata.next = self.rx.m_axis_tdata.val();
         self.demux.s_axis_tkeep.next = self.rx.m_axis_tkeep.val();

@@ -35,7 +35,7 @@ fn tool(name: &str) -> bool {
 #[test]
 fn every_top_elaborates_in_yosys() {
     assert!(tool("yosys"), "yosys not found: apt-get install yosys");
-    for top in rnic_hw::tops::TOPS.iter().chain(rnic_hw::tops::PNR_TOPS) {
+    for top in rnic_hw::tops::all() {
         // Tops with ECP5 cells carry behavioural models of them for simulation inside
         // `ifndef SYNTHESIS`, which yosys defines: elaborate the models here.
         let v = format!("`undef SYNTHESIS\n{}", (top.verilog)());
@@ -53,7 +53,7 @@ fn every_top_passes_verilator_lint() {
     );
     let dir = std::env::temp_dir().join("rnic_verilator_lint");
     std::fs::create_dir_all(&dir).unwrap();
-    for top in rnic_hw::tops::TOPS.iter().chain(rnic_hw::tops::PNR_TOPS) {
+    for top in rnic_hw::tops::all() {
         let path = dir.join(format!("{}.v", top.name));
         std::fs::write(&path, (top.verilog)()).unwrap();
         let out = Command::new("verilator")

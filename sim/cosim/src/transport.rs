@@ -785,7 +785,7 @@ macro_rules! responder_ports {
 }
 
 responder_ports!(
-    rnic_hw::responder::Responder<6, 10, 11>,
+    rnic_hw::responder::Responder<6, 10, 10>,
     rnic_hw::responder::Responder<10, 12, 11>
 );
 
