@@ -1446,13 +1446,8 @@ impl<const A: usize, const R: usize, const F: usize> Logic for Responder<A, R, F
                 self.st_out.rcount.next = 0.into();
                 self.st_out.rhead.next = 0.into();
                 self.mem.write_enable.next = true;
-            } else {
-                self.s_hdr_ready.next = true;
-                if self.s_hdr_valid.val() {
-                    self.hdr.d.next = self.s_hdr_data.val();
-                    self.st.d.next = 1.into();
-                }
             }
+            // Else the next request's header: taken at the end of this function.
         }
         self.adopt_now.next = (self.st.q.val() == 10)
             & (self.pf.q.val() == 5)
@@ -1775,18 +1770,7 @@ impl<const A: usize, const R: usize, const F: usize> Logic for Responder<A, R, F
         // ---- The front half: the next request taken while this one's payload goes to host
         // memory (PF_TAKE), then as LOOK, the rows, PRE and the check would, into the same
         // registers (the back half reads only what ACT kept).
-        if (self.pf.q.val() == 0)
-            & (self.st.q.val() == 7)
-            & !self.c_pend.q.val()
-            & !self.fl_pend.q.val()
-            & !self.s_init_valid.val()
-        {
-            self.s_hdr_ready.next = true;
-            if self.s_hdr_valid.val() {
-                self.hdr.d.next = self.s_hdr_data.val();
-                self.pf.d.next = 1.into();
-            }
-        }
+        // PF_TAKE's header is taken at the end of this function.
         if self.pf.q.val() == 1 {
             if !self.pf_write.val() {
                 self.pf.d.next = 7.into();
@@ -2136,6 +2120,29 @@ impl<const A: usize, const R: usize, const F: usize> Logic for Responder<A, R, F
         self.cnt_replayed.next = self.cnt_rep.q.val();
         self.cnt_dup_dropped.next = self.cnt_dupd.q.val();
         self.cnt_recv_refused.next = self.cnt_rref.q.val();
+        // ---- A header taken, in IDLE or PF_TAKE. Last of all the assignments to `st` and
+        // `pf` (none of the others is for these states), so that the header's valid, which
+        // comes through the demultiplexer, reaches the state registers through the last mux
+        // only, not through every state's.
+        if (self.st.q.val() == 0) & !self.pf.q.val().any() & !self.s_init_valid.val() {
+            self.s_hdr_ready.next = true;
+            if self.s_hdr_valid.val() {
+                self.hdr.d.next = self.s_hdr_data.val();
+                self.st.d.next = 1.into();
+            }
+        }
+        if (self.pf.q.val() == 0)
+            & (self.st.q.val() == 7)
+            & !self.c_pend.q.val()
+            & !self.fl_pend.q.val()
+            & !self.s_init_valid.val()
+        {
+            self.s_hdr_ready.next = true;
+            if self.s_hdr_valid.val() {
+                self.hdr.d.next = self.s_hdr_data.val();
+                self.pf.d.next = 1.into();
+            }
+        }
         if self.reset.val() {
             self.st.d.next = 0.into();
             self.pf.d.next = 0.into();
