@@ -167,6 +167,7 @@ fn tx(all: &[Vec<u8>]) -> Result<Figures> {
         seed: 1,
         idle: 0.0,
         stall: 0.0,
+        bad_beat: Vec::new(),
     };
     let check = |got: &[(Vec<u8>, bool)], n: usize| identical("tx_builder", got, all, n);
     let (sv, sh) = (stim(V_FRAMES), stim(H_FRAMES));

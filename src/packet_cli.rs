@@ -409,6 +409,7 @@ pub fn bench_packet() -> Result<()> {
             seed: 1,
             idle: 0.0,
             stall: 0.0,
+            bad_beat: Vec::new(),
         };
         let mut v = VerilatedTx::new().map_err(|e| anyhow!(e))?;
         let t = Instant::now();

@@ -112,6 +112,9 @@ pub struct ResponderSim<D: PortDut> {
     identity: (u64, u128, u8),
     /// The frames the responder path sent, in order.
     pub sent: Vec<Vec<u8>>,
+    /// The frames it sent marked bad (`tuser` on the last beat: a READ response whose DMA
+    /// read the host refused), in order; not in [`Self::sent`].
+    pub marked: Vec<Vec<u8>>,
     rings: Vec<Option<RecvRing>>,
     /// Rows of each table.
     rows: usize,
@@ -201,6 +204,7 @@ impl<D: PortDut> ResponderSim<D> {
             pending: Vec::new(),
             identity: (0, 0, 64),
             sent: Vec::new(),
+            marked: Vec::new(),
             rings: vec![None; rows],
             rows,
             memory: Vec::new(),
@@ -617,7 +621,7 @@ impl<D: PortDut> ResponderSim<D> {
 
     /// The responder path: frames in through the receive path, frames out of the transmit
     /// path (each response parsed back into its descriptor and payload, the frame kept in
-    /// [`Self::sent`]); whatever the receive path hands elsewhere (responses, CNPs, other
+    /// [`Self::sent`]; one marked bad only kept, in [`Self::marked`]); whatever the receive path hands elsewhere (responses, CNPs, other
     /// frames) is taken and counted in [`RunStats::passed_on`].
     fn run_path(
         &mut self,
@@ -710,14 +714,13 @@ impl<D: PortDut> ResponderSim<D> {
                 if keep >> n != 0 || (n < 8 && !last) || n == 0 {
                     return Err(format!("cycle {cycle}: frame beat with keep {keep:#x}"));
                 }
-                if last && self.dut.get(m_out[4]) == 1 {
-                    return Err(format!("cycle {cycle}: a frame marked bad"));
-                }
                 if frame_out.is_empty() {
                     first_beat = cycle;
                 }
                 frame_out.extend_from_slice(&self.dut.get(m_out[0]).to_le_bytes()[..n]);
-                if last {
+                if last && self.dut.get(m_out[4]) == 1 {
+                    self.marked.push(std::mem::take(&mut frame_out));
+                } else if last {
                     let f = std::mem::take(&mut frame_out);
                     let p = RocePacket::parse(&f)
                         .map_err(|e| format!("cycle {cycle}: a frame sent: {e}"))?

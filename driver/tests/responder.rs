@@ -1279,6 +1279,70 @@ fn the_memory_protection_matrix_equals_the_model() {
 /// every frame out of the transmit path equals the frame B's model sent, byte for byte, and
 /// host memory equals B's region. WRITEs, READs and atomics over a faulty link, every ready
 /// stalling at random; the 1024-row top once (lock-step).
+/// A READ whose DMA reads the host refuses (B's region is in the table, but its device
+/// address is not mapped, as an IOMMU refuses it): the responder path sends every response
+/// segment the model sends, each with the model's headers but marked bad (no ICRC, `tuser` on
+/// its last beat for a bad FCS), none as good data, and counts each refused read in
+/// `cnt_dma_err`. rust-hdl and Verilator in lock-step.
+#[test]
+fn a_read_the_host_refuses_leaves_marked_bad() {
+    let mut rng = Rng::new(71);
+    let mut m = model(&mut rng, Mtu::M1024, 1, 4);
+    let read = SendWr::new(1, WrOpcode::RdmaRead)
+        .sge(m.mr_a.va, 2500, m.mr_a.lkey)
+        .remote(VA_B + 72, KEY_B);
+    m.a.post_send(m.qa, read).unwrap();
+    let none = Faults {
+        drop: 0.0,
+        dup: 0.0,
+        delay: 0.0,
+    };
+    let (to_b, from_b) = run_model(&mut m, &mut rng, none, None);
+    assert_eq!(to_b.len(), 1, "the model's requester sends one READ");
+    assert_eq!(
+        from_b.len(),
+        3,
+        "the model answers 2500 bytes in three segments"
+    );
+    let run = move || {
+        let mut s = ResponderSim::<PortLockStep<ResponderPath<6, 10, 11>>>::path_lockstep(
+            "responder_path",
+            71,
+            0.25,
+        )
+        .unwrap();
+        set_up_b(&mut s, &m, &[]);
+        s.set_mr((KEY_B >> 8) as usize, &encode_mr(&m.mr_b, BASE_B).unwrap());
+        let (_, stats) = s.run(&to_b).unwrap_or_else(|e| panic!("{e}"));
+        assert!(s.sent.is_empty(), "{} frames sent as good", s.sent.len());
+        assert_eq!(s.marked.len(), from_b.len(), "frames marked bad");
+        for (k, (got, want)) in s.marked.iter().zip(&from_b).enumerate() {
+            let n = RocePacket::parse(want).unwrap().payload().len();
+            let headers = want.len() - 4 - (4 - n % 4) % 4 - n;
+            assert_eq!(
+                got.len(),
+                want.len() - 4,
+                "segment {k}: its length, no ICRC"
+            );
+            assert_eq!(
+                got[..headers],
+                want[..headers],
+                "segment {k}: the model's headers"
+            );
+        }
+        assert_eq!(stats.dma_reads, 3, "one DMA read per segment");
+        assert_eq!(s.counter("cnt_dma_err"), 3, "refused reads counted");
+        assert_eq!(s.counter("cnt_executed"), 1, "the READ executed");
+    };
+    // The path's rust-hdl model is one deep struct: more stack than a test thread has.
+    std::thread::Builder::new()
+        .stack_size(1 << 30)
+        .spawn(run)
+        .unwrap()
+        .join()
+        .unwrap_or_else(|_| panic!("the refused READ failed"));
+}
+
 #[test]
 fn the_responder_path_sends_the_models_frames() {
     let f = Faults {

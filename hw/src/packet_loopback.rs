@@ -125,6 +125,8 @@ impl Logic for PacketLoopback {
         self.tx.s_axis_tkeep.next = self.rx.m_axis_tkeep.val();
         self.tx.s_axis_tlast.next = self.rx.m_axis_tlast.val();
         self.tx.s_axis_tvalid.next = self.rx.m_axis_tvalid.val();
+        // The parser passes on only payloads it has checked: none is marked bad.
+        self.tx.s_axis_tuser.next = false;
         self.rx.m_axis_tready.next = self.tx.s_axis_tready.val();
         // MAC side out.
         self.m_axis_tdata.next = self.tx.m_axis_tdata.val();

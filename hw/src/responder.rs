@@ -50,7 +50,10 @@
 //! The resource table has 2^R slots, 177 bits each. The model checks a SEND's entries in full
 //! at its first packet and only the parts each later packet writes; here every packet checks them
 //! in full (equal unless a region shrinks under a message in progress). A refused read of a
-//! receive request drops the packet (`cnt_dma_err`). Responses leave as send
+//! receive request drops the packet (`cnt_dma_err`); a READ response segment whose read the
+//! host refused leaves with its payload marked bad (`m_axis_tuser`: the transmit path sends
+//! the frame with a bad FCS, so the requester retries as after a loss) and is counted there
+//! too. Responses leave as send
 //! descriptors (a transport header) with the QP's row (`m_desc_qp`) for the address vector
 //! lookup; a descriptor with a payload has it whole on `m_axis_*`, in descriptor order.
 //!
@@ -2091,6 +2094,9 @@ impl<const A: usize, const R: usize, const F: usize> Logic for Responder<A, R, F
             self.st.d.next = 18.into();
         }
         if (self.st.q.val() == 18) & self.m_desc_ready.val() {
+            if self.rd_err.q.val() {
+                self.cnt_dmae.d.next = self.cnt_dmae.q.val() + self.k_one32.val();
+            }
             self.rd_addr.d.next = self.rd_addr.q.val() + bit_cast::<64, 16>(self.rd_seg.q.val());
             self.rd_left.d.next = self.rd_left.q.val() - bit_cast::<32, 16>(self.rd_seg.q.val());
             self.rd_psn.d.next = self.rd_psn.q.val() + self.k_one24.val();

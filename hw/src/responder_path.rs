@@ -314,6 +314,8 @@ impl<const A: usize, const R: usize, const F: usize> Logic for ResponderPath<A, 
         self.tx.s_axis_tkeep.next = self.rsp_slice.m_axis_tkeep.val();
         self.tx.s_axis_tlast.next = self.rsp_slice.m_axis_tlast.val();
         self.tx.s_axis_tvalid.next = self.rsp_slice.m_axis_tvalid.val();
+        // A segment whose DMA read failed leaves marked bad, not as good data.
+        self.tx.s_axis_tuser.next = self.rsp_slice.m_axis_tuser.val();
         self.rsp_slice.m_axis_tready.next = self.tx.s_axis_tready.val();
         // Frames out.
         self.m_axis_tdata.next = self.tx.m_axis_tdata.val();

@@ -27,11 +27,13 @@ pub struct TransportTx {
     /// Our MAC and the IPv4 TTL (configuration).
     pub src_mac: Signal<In, Bits<48>>,
     pub ttl: Signal<In, Bits<8>>,
-    /// The payload stream: `payload_len` bytes per descriptor.
+    /// The payload stream: `payload_len` bytes per descriptor; `tuser` on any beat (data a
+    /// DMA read could not get) sends the frame marked bad.
     pub s_axis_tdata: Signal<In, Bits<64>>,
     pub s_axis_tkeep: Signal<In, Bits<8>>,
     pub s_axis_tlast: Signal<In, Bit>,
     pub s_axis_tvalid: Signal<In, Bit>,
+    pub s_axis_tuser: Signal<In, Bit>,
     pub s_axis_tready: Signal<Out, Bit>,
     /// Frames to the MAC.
     pub m_axis_tdata: Signal<Out, Bits<64>>,
@@ -64,6 +66,7 @@ impl Logic for TransportTx {
         self.tx.s_axis_tkeep.next = self.s_axis_tkeep.val();
         self.tx.s_axis_tlast.next = self.s_axis_tlast.val();
         self.tx.s_axis_tvalid.next = self.s_axis_tvalid.val();
+        self.tx.s_axis_tuser.next = self.s_axis_tuser.val();
         self.s_axis_tready.next = self.tx.s_axis_tready.val();
         self.m_axis_tdata.next = self.tx.m_axis_tdata.val();
         self.m_axis_tkeep.next = self.tx.m_axis_tkeep.val();

@@ -18,6 +18,10 @@
 //! `cnt_len_err` counts the frame (the next frame's header beats may leave while they are
 //! discarded; its payload is taken after them). The stream stays in step for the next frame.
 //!
+//! A payload beat with `s_axis_tuser` set carries data the producer could not get (a DMA read
+//! the host refused): the frame leaves at its length as usual, marked bad on its last beat, so
+//! no receiver takes it as good. The producer counts why; `cnt_len_err` does not.
+//!
 //! # Pipeline
 //! Header composition derives the lengths and the IPv4 checksum of the header word waiting at
 //! the input over [`crate::header_compose::LATENCY`] clocks (while the previous frame leaves),
@@ -53,11 +57,13 @@ pub struct TxBuilder {
     pub s_hdr_data: Signal<In, Bits<HDR_BITS>>,
     pub s_hdr_valid: Signal<In, Bit>,
     pub s_hdr_ready: Signal<Out, Bit>,
-    /// The payload stream: `payload_len` bytes per frame.
+    /// The payload stream: `payload_len` bytes per frame; `tuser` on any beat marks the
+    /// frame bad.
     pub s_axis_tdata: Signal<In, Bits<64>>,
     pub s_axis_tkeep: Signal<In, Bits<8>>,
     pub s_axis_tlast: Signal<In, Bit>,
     pub s_axis_tvalid: Signal<In, Bit>,
+    pub s_axis_tuser: Signal<In, Bit>,
     pub s_axis_tready: Signal<Out, Bit>,
     /// Frames to the MAC; `tuser` on the last beat marks a frame to send with a bad FCS.
     pub m_axis_tdata: Signal<Out, Bits<64>>,
@@ -107,6 +113,8 @@ pub struct TxBuilder {
     prev: DFF<Bits<64>>,
     in_done: DFF<Bit>,
     bad: DFF<Bit>,
+    /// A payload beat of this frame came marked bad (`s_axis_tuser`).
+    ubad: DFF<Bit>,
     late: DFF<Bit>,
     o_valid: DFF<Bit>,
     o_data: DFF<Bits<64>>,
@@ -138,6 +146,7 @@ pub struct TxBuilder {
     err_now: Signal<Local, Bit>,
     late_now: Signal<Local, Bit>,
     bad_now: Signal<Local, Bit>,
+    ubad_now: Signal<Local, Bit>,
     cat: Signal<Local, Bits<128>>,
     shamt: Signal<Local, Bits<7>>,
     shifted: Signal<Local, Bits<128>>,
@@ -183,6 +192,7 @@ impl TxBuilder {
             s_axis_tkeep: Default::default(),
             s_axis_tlast: Default::default(),
             s_axis_tvalid: Default::default(),
+            s_axis_tuser: Default::default(),
             s_axis_tready: Default::default(),
             m_axis_tdata: Default::default(),
             m_axis_tkeep: Default::default(),
@@ -221,6 +231,7 @@ impl TxBuilder {
             prev: Default::default(),
             in_done: Default::default(),
             bad: Default::default(),
+            ubad: Default::default(),
             late: Default::default(),
             o_valid: Default::default(),
             o_data: Default::default(),
@@ -248,6 +259,7 @@ impl TxBuilder {
             err_now: Default::default(),
             late_now: Default::default(),
             bad_now: Default::default(),
+            ubad_now: Default::default(),
             cat: Default::default(),
             shamt: Default::default(),
             shifted: Default::default(),
@@ -294,7 +306,8 @@ impl Logic for TxBuilder {
         dff_setup!(
             self, clock, hs, hs_valid, busy, drain, hlow, hb, last_in_q, ob, ib, nh, np, npm1,
             in_pay_q, is_last_q, ib_more_q, lkeep, ldmask, lokeep, lastb, flen, plen, sh, prev,
-            in_done, bad, late, o_valid, o_data, o_keep, o_last, o_user, c_frames, c_len_err, rst
+            in_done, bad, ubad, late, o_valid, o_data, o_keep, o_last, o_user, c_frames, c_len_err,
+            rst
         );
         self.rst.d.next = self.reset.val();
         self.icrc.clock.next = self.clock.val();
@@ -343,6 +356,7 @@ impl Logic for TxBuilder {
         self.late_now.next =
             self.late.q.val() | (self.take.val() & self.last_in.val() & !self.s_axis_tlast.val());
         self.bad_now.next = self.bad.q.val() | self.err_now.val();
+        self.ubad_now.next = self.ubad.q.val() | (self.take.val() & self.s_axis_tuser.val());
 
         // The payload realigned behind the header: lanes below `sh` from the previous beat.
         self.cat.next =
@@ -408,6 +422,7 @@ impl Logic for TxBuilder {
             }
             self.prev.d.next = self.cur.val();
             self.bad.d.next = self.bad_now.val();
+            self.ubad.d.next = self.ubad_now.val();
             self.late.d.next = self.late_now.val();
         }
         if self.take.val() {
@@ -450,6 +465,7 @@ impl Logic for TxBuilder {
             self.prev.d.next = self.k_zero64.val();
             self.in_done.d.next = false;
             self.bad.d.next = false;
+            self.ubad.d.next = false;
             self.late.d.next = false;
         }
 
@@ -477,7 +493,7 @@ impl Logic for TxBuilder {
                 self.o_keep.d.next = self.okeep.val();
             }
             self.o_last.d.next = self.is_last.val();
-            self.o_user.d.next = self.is_last.val() & self.bad_now.val();
+            self.o_user.d.next = self.is_last.val() & (self.bad_now.val() | self.ubad_now.val());
         }
         self.icrc.s_axis_tdata.next = self.o_data.q.val();
         self.icrc.s_axis_tkeep.next = self.o_keep.q.val();

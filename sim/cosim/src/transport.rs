@@ -74,6 +74,7 @@ hdl_ports!(rnic_hw::transport_tx::TransportTx {
         s_axis_tkeep,
         s_axis_tlast,
         s_axis_tvalid,
+        s_axis_tuser,
         m_axis_tready,
     ],
     outputs: [

@@ -52,6 +52,7 @@ pub struct TxIn {
     pub tkeep: u8,
     pub tlast: bool,
     pub tvalid: bool,
+    pub tuser: bool,
     pub m_ready: bool,
 }
 
@@ -110,6 +111,7 @@ impl HdlTx {
         u.s_axis_tkeep.next = bits::<8>(u64::from(i.tkeep));
         u.s_axis_tlast.next = i.tlast;
         u.s_axis_tvalid.next = i.tvalid;
+        u.s_axis_tuser.next = i.tuser;
         u.m_axis_tready.next = i.m_ready;
         assert!(
             simulate(&mut *self.uut, 1000),
@@ -149,7 +151,7 @@ impl TxDut for HdlTx {
     }
 }
 
-const TX_IN: [&str; 9] = [
+const TX_IN: [&str; 10] = [
     "clock",
     "reset",
     "s_hdr_valid",
@@ -159,6 +161,7 @@ const TX_IN: [&str; 9] = [
     "s_axis_tlast",
     "s_axis_tvalid",
     "m_axis_tready",
+    "s_axis_tuser",
 ];
 
 const TX_OUT: [&str; 7] = [
@@ -203,6 +206,7 @@ impl TxDut for VerilatedTx {
         m.set(p[6], u64::from(i.tlast));
         m.set(p[7], u64::from(i.tvalid));
         m.set(p[8], u64::from(i.m_ready));
+        m.set(p[9], u64::from(i.tuser));
         m.eval();
         let g = |k: usize| m.get(self.out[k]);
         TxOut {
@@ -229,6 +233,9 @@ pub struct TxStimulus {
     pub idle: f64,
     /// Chance of back-pressure on the output.
     pub stall: f64,
+    /// Per item (none when shorter), the payload beat sent with `tuser` set: data the producer
+    /// could not get, so the frame must leave marked bad.
+    pub bad_beat: Vec<Option<usize>>,
 }
 
 /// What a run produced.
@@ -259,8 +266,15 @@ pub fn run_tx<A: TxDut, B: TxDut>(
     let pay: Vec<Beat> = s
         .items
         .iter()
-        .filter(|(_, p)| !p.is_empty())
-        .flat_map(|(_, p)| beats(p, 0))
+        .enumerate()
+        .filter(|(_, (_, p))| !p.is_empty())
+        .flat_map(|(k, (_, p))| {
+            let bad = s.bad_beat.get(k).copied().flatten();
+            beats(p, 0).into_iter().enumerate().map(move |(j, mut b)| {
+                b.tuser = u64::from(bad == Some(j));
+                b
+            })
+        })
         .collect();
     let words: Vec<[u64; HDR_WORDS]> = s.items.iter().map(|(h, _)| h.pack()).collect();
     let mut r = TxRun::default();
@@ -295,6 +309,7 @@ pub fn run_tx<A: TxDut, B: TxDut>(
                 i.tdata = bt.tdata;
                 i.tkeep = bt.tkeep;
                 i.tlast = bt.tlast;
+                i.tuser = bt.tuser & 1 == 1;
             }
         }
         i.m_ready = !rng.chance(s.stall);
