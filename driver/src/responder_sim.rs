@@ -621,8 +621,9 @@ impl<D: PortDut> ResponderSim<D> {
 
     /// The responder path: frames in through the receive path, frames out of the transmit
     /// path (each response parsed back into its descriptor and payload, the frame kept in
-    /// [`Self::sent`]; one marked bad only kept, in [`Self::marked`]); whatever the receive path hands elsewhere (responses, CNPs, other
-    /// frames) is taken and counted in [`RunStats::passed_on`].
+    /// [`Self::sent`]; one marked bad only kept, in [`Self::marked`]); whatever the receive
+    /// path hands elsewhere (responses, CNPs, other frames) is taken and counted in
+    /// [`RunStats::passed_on`].
     fn run_path(
         &mut self,
         frames: &[Vec<u8>],

@@ -202,6 +202,13 @@ struct Faults {
     delay: f64,
 }
 
+/// A clean link.
+const NO_FAULTS: Faults = Faults {
+    drop: 0.0,
+    dup: 0.0,
+    delay: 0.0,
+};
+
 /// Runs the pair until quiet (or, with `until`, until nothing happens before that time);
 /// returns the frames B received, in order, and B's responses.
 fn run_model(
@@ -1063,12 +1070,7 @@ fn refused_case(seed: u64, c: &Refused) {
         .sge(m.mr_a.va, 64, m.mr_a.lkey)
         .remote(VA_B, KEY_B);
     m.a.post_send(m.qa, good).unwrap();
-    let none = Faults {
-        drop: 0.0,
-        dup: 0.0,
-        delay: 0.0,
-    };
-    let (to_b, from_b) = run_model(&mut m, &mut rng, none, None);
+    let (to_b, from_b) = run_model(&mut m, &mut rng, NO_FAULTS, None);
 
     // The model answers as the specification says.
     let want = model_responses(&from_b);
@@ -1292,12 +1294,7 @@ fn a_read_the_host_refuses_leaves_marked_bad() {
         .sge(m.mr_a.va, 2500, m.mr_a.lkey)
         .remote(VA_B + 72, KEY_B);
     m.a.post_send(m.qa, read).unwrap();
-    let none = Faults {
-        drop: 0.0,
-        dup: 0.0,
-        delay: 0.0,
-    };
-    let (to_b, from_b) = run_model(&mut m, &mut rng, none, None);
+    let (to_b, from_b) = run_model(&mut m, &mut rng, NO_FAULTS, None);
     assert_eq!(to_b.len(), 1, "the model's requester sends one READ");
     assert_eq!(
         from_b.len(),
