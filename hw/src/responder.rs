@@ -1421,37 +1421,6 @@ impl<const A: usize, const R: usize, const F: usize> Logic for Responder<A, R, F
         self.cnt_rep.d.next = self.cnt_rep.q.val();
         self.cnt_dupd.d.next = self.cnt_dupd.q.val();
 
-        // ---- IDLE: a state row to reset, else the next request.
-        if self.st.q.val() == 0 {
-            // The front half's request first: it came before any reset waiting now.
-            if self.pf.q.val() == 5 {
-                self.pf.d.next = 0.into();
-                self.st.d.next = 5.into();
-            } else if self.pf.q.val() == 6 {
-                self.cnt_drop.d.next = self.cnt_drop.q.val() + self.k_one32.val();
-                self.pf.d.next = 0.into();
-                self.st.d.next = 8.into();
-            } else if self.pf.q.val() == 7 {
-                self.pf.d.next = 0.into();
-                self.st.d.next = 1.into();
-            } else if self.pf.q.val().any() {
-                // The front half is still on its request.
-            } else if self.s_init_valid.val() {
-                self.mem.write_address.next = self.s_init_qp.val();
-                self.st_out.epsn.next = self.s_init_psn.val();
-                self.st_out.msn.next = 0.into();
-                self.st_out.nak.next = 0.into();
-                self.st_out.open.next = 0.into();
-                self.st_out.addr.next = 0.into();
-                self.st_out.resid.next = self.k_zero32.val();
-                self.st_out.wlen.next = self.k_zero32.val();
-                self.st_out.err.next = 0.into();
-                self.st_out.rcount.next = 0.into();
-                self.st_out.rhead.next = 0.into();
-                self.mem.write_enable.next = true;
-            }
-            // Else the next request's header: taken at the end of this function.
-        }
         self.adopt_now.next = (self.st.q.val() == 10)
             & (self.pf.q.val() == 5)
             & !self.r_send.q.val()
@@ -1497,279 +1466,6 @@ impl<const A: usize, const R: usize, const F: usize> Logic for Responder<A, R, F
             self.addr.d.next = self.chk.m_addr.val();
             self.mr_ok.d.next = self.chk.m_mr_ok.val();
         }
-        if self.st.q.val() == 1 {
-            if self.qp_hi.val() {
-                self.cnt_drop.d.next = self.cnt_drop.q.val() + self.k_one32.val();
-                self.st.d.next = 8.into();
-            } else if self.looked.val() {
-                self.st.d.next = 2.into();
-            }
-        }
-        if self.st.q.val() == 2 {
-            self.st.d.next = 3.into();
-        }
-        // ---- PRE: the QP-level checks; then the responder's.
-        if self.st.q.val() == 3 {
-            if self.qp_ok.val() {
-                if self.need_wqe.q.val() & !self.wq_have.q.val() {
-                    self.st.d.next = 27.into();
-                } else if self.chk.s_ready.val() {
-                    self.st.d.next = 4.into();
-                }
-            } else {
-                self.cnt_drop.d.next = self.cnt_drop.q.val() + self.k_one32.val();
-                self.st.d.next = 8.into();
-            }
-        }
-        if (self.st.q.val() == 4) & self.chk.m_valid.val() {
-            self.st.d.next = 5.into();
-        }
-        // ---- ACT: the next state row and the response, by verdict.
-        if self.st.q.val() == 5 {
-            self.b_row.d.next = self.req.dqp.val().get_bits::<A>(0);
-            self.b_dest.d.next = self.qpf.dest.val();
-            self.b_pkey.d.next = self.qpf.pkey.val();
-            self.sc_a0.d.next = self.stf.addr.val();
-            if self.first.val() | self.only.val() {
-                self.sc_a0.d.next = self.addr.q.val();
-            }
-            self.sc_l0.d.next = self.req.len.val();
-            self.sc_a1.d.next = self.k_zero64.val();
-            self.sc_l1.d.next = 0.into();
-            self.sc_a2.d.next = self.k_zero64.val();
-            self.sc_l2.d.next = 0.into();
-            if self.send.val() {
-                self.sc_a0.d.next = self.p_a0.q.val();
-                self.sc_l0.d.next = self.q_len0.q.val();
-                self.sc_a1.d.next = self.p_a1.q.val();
-                self.sc_l1.d.next = self.q_len1.q.val();
-                self.sc_a2.d.next = self.p_a2.q.val();
-                self.sc_l2.d.next = self.q_len2.q.val();
-            }
-            self.n_epsn.d.next = self.stf.epsn.val();
-            self.n_msn.d.next = self.stf.msn.val();
-            self.n_nak.d.next = self.stf.nak.val();
-            self.n_open.d.next = self.stf.open.val();
-            self.n_addr.d.next = self.stf.addr.val();
-            self.n_resid.d.next = self.stf.resid.val();
-            self.n_wlen.d.next = self.stf.wlen.val();
-            self.n_err.d.next = 0.into();
-            self.n_rcount.d.next = self.stf.rcount.val();
-            self.n_rhead.d.next = self.stf.rhead.val();
-            self.n_write.d.next = true;
-            self.r_send.d.next = true;
-            self.r_op.d.next = self.k_ack_op.val();
-            self.r_psn.d.next = self.req.psn.val();
-            self.r_msn.d.next = self.stf.msn.val();
-            self.r_syn.d.next = self.k_syn_ack.val();
-            self.r_orig.d.next = self.k_zero64.val();
-            self.dma_addr.d.next = self.stf.addr.val();
-            if self.first.val() | self.only.val() | self.atomic.val() {
-                self.dma_addr.d.next = self.addr.q.val();
-            }
-            // The READ run (execution or replay) starts at the request.
-            self.rd_addr.d.next = self.addr.q.val();
-            self.rd_left.d.next = self.dlen.val();
-            self.rd_psn.d.next = self.req.psn.val();
-            self.rd_first.d.next = true;
-            self.rd_mid.d.next = false;
-            self.slot.d.next = self.stf.rhead.val();
-            self.e_kind.d.next = 0.into();
-            if self.atomic.val() {
-                self.e_kind.d.next = 1.into();
-            }
-            self.e_first.d.next = self.req.psn.val();
-            self.e_last.d.next = self.req.psn.val();
-            self.e_va.d.next = self.req.va.val();
-            self.e_len.d.next = self.dlen.val();
-            self.e_rkey.d.next = self.req.key.val();
-            // A completion (SEND, WRITE with immediate); a fatal error's flush, whose first
-            // request is the receive in progress when a SEND is open.
-            self.c_pend.d.next = false;
-            self.c_status.d.next = 0.into();
-            self.c_op.d.next = 128.into();
-            self.c_flags.d.next = 0.into();
-            self.c_len.d.next = self.x_end.q.val().get_bits::<32>(0);
-            self.c_imm.d.next = self.k_zero32.val();
-            if self.imm.val() {
-                self.c_flags.d.next = 2.into();
-                self.c_imm.d.next = self.req.mid.val().get_bits::<32>(32);
-            }
-            self.fl_pend.d.next = false;
-            self.fl_status.d.next = 5.into();
-            self.fl_len.d.next = self.k_zero32.val();
-            if self.stf.open.val() == 1 {
-                self.fl_status.d.next = 9.into();
-                self.fl_len.d.next = self.stf.wlen.val();
-            }
-            self.st.d.next = 8.into();
-            if !self.req.len.val().any() {
-                self.st.d.next = 10.into();
-            }
-            if self.verdict.q.val() == 0 {
-                if self.write.val() {
-                    self.cnt_exec.d.next = self.cnt_exec.q.val() + self.k_one32.val();
-                    self.n_nak.d.next = 0.into();
-                    self.n_epsn.d.next = self.psn_next.val();
-                    if self.first.val() {
-                        self.n_open.d.next = 2.into();
-                        self.n_addr.d.next = self.addr.q.val() + self.len64.val();
-                        self.n_resid.d.next = self.dlen.val() - self.len32.val();
-                        self.n_wlen.d.next = self.dlen.val();
-                    }
-                    if self.mid.val() {
-                        self.n_addr.d.next = self.stf.addr.val() + self.len64.val();
-                        self.n_resid.d.next = self.stf.resid.val() - self.len32.val();
-                    }
-                    if self.last.val() | self.only.val() {
-                        self.n_open.d.next = 0.into();
-                        self.n_msn.d.next = self.msn_next.val();
-                        self.r_msn.d.next = self.msn_next.val();
-                    }
-                    // With immediate: the receive request completes with the WRITE's length.
-                    if self.wimm_end.val() {
-                        self.c_pend.d.next = true;
-                        self.c_op.d.next = 129.into();
-                        self.c_len.d.next = self.stf.wlen.val();
-                        if self.only.val() {
-                            self.c_len.d.next = self.dlen.val();
-                        }
-                    }
-                    self.r_send.d.next = self.req.ack.val().any();
-                    if self.req.len.val().any() {
-                        self.st.d.next = 6.into();
-                    }
-                } else if self.read.val() | self.atomic.val() {
-                    // Kept in the slot at RES_HEAD (RES_WR), then the responses (READ) or the
-                    // read-modify-write and its acknowledge (atomic).
-                    self.cnt_exec.d.next = self.cnt_exec.q.val() + self.k_one32.val();
-                    self.n_nak.d.next = 0.into();
-                    self.n_msn.d.next = self.msn_next.val();
-                    self.r_msn.d.next = self.msn_next.val();
-                    self.n_rcount.d.next = self.count1.val();
-                    self.n_rhead.d.next = self.stf.rhead.val() + self.k_one4.val();
-                    if self.read.val() {
-                        self.n_epsn.d.next = self.rd_endpsn.q.val();
-                        self.e_last.d.next = self.rd_lastpsn.q.val();
-                        self.r_send.d.next = false;
-                        self.r_read.d.next = true;
-                        self.st.d.next = 24.into();
-                    } else {
-                        self.n_epsn.d.next = self.psn_next.val();
-                        self.r_op.d.next = self.k_atomic_ack_op.val();
-                        self.st.d.next = 19.into();
-                    }
-                } else {
-                    // A SEND: its bytes into the receive request's entries, from where the
-                    // message's earlier packets left off; its last packet completes it. A
-                    // request whose entries the NIC may not write (first packet) or too short
-                    // for the message is a fatal error, nothing written.
-                    self.cnt_exec.d.next = self.cnt_exec.q.val() + self.k_one32.val();
-                    self.n_nak.d.next = 0.into();
-                    if self.wq_ok.val() & !self.y_over.q.val() {
-                        self.n_epsn.d.next = self.psn_next.val();
-                        self.n_open.d.next = 1.into();
-                        self.n_wlen.d.next = self.x_end.q.val().get_bits::<32>(0);
-                        if self.s_last.val() | self.s_only.val() {
-                            self.n_open.d.next = 0.into();
-                            self.n_msn.d.next = self.msn_next.val();
-                            self.r_msn.d.next = self.msn_next.val();
-                            self.c_pend.d.next = true;
-                        }
-                        self.r_send.d.next = self.req.ack.val().any();
-                        if self.req.len.val().any() {
-                            self.st.d.next = 6.into();
-                        }
-                    } else {
-                        self.cnt_rref.d.next = self.cnt_rref.q.val() + self.k_one32.val();
-                        self.n_err.d.next = 1.into();
-                        self.r_syn.d.next = self.k_syn_inv.val();
-                        self.fl_pend.d.next = true;
-                        self.fl_status.d.next = 1.into();
-                        self.fl_len.d.next = self.x_off.q.val().get_bits::<32>(0);
-                        if !self.wq_ok.val() & (self.s_first.val() | self.s_only.val()) {
-                            self.r_syn.d.next = self.k_syn_op.val();
-                            self.fl_status.d.next = 2.into();
-                        }
-                    }
-                }
-            }
-            if self.verdict.q.val() == 1 {
-                self.n_nak.d.next = 1.into();
-                self.r_syn.d.next = self.k_syn_seq.val();
-                self.r_psn.d.next = self.stf.epsn.val();
-            }
-            if self.verdict.q.val() == 2 {
-                self.n_write.d.next = false;
-                self.r_send.d.next = false;
-            }
-            if self.verdict.q.val() == 3 {
-                // A duplicate SEND or WRITE is ACKed with ePSN - 1; a READ or atomic is looked
-                // for among the kept ones, oldest first (as the model looks), and dropped when
-                // none is kept.
-                self.n_write.d.next = false;
-                self.r_send.d.next = self.sendwrite.val();
-                self.r_psn.d.next = self.psn_prev.val();
-                if self.read.val() | self.atomic.val() {
-                    self.r_send.d.next = false;
-                    self.slot.d.next = self.oldest.val();
-                    self.st.d.next = 12.into();
-                    if !self.stf.rcount.val().any() {
-                        self.cnt_dupd.d.next = self.cnt_dupd.q.val() + self.k_one32.val();
-                        self.st.d.next = 8.into();
-                    }
-                }
-            }
-            if self.verdict.q.val() == 4 {
-                self.n_nak.d.next = 0.into();
-                self.r_syn.d.next = self.k_rnr.val() | bit_cast::<8, 5>(self.qpf.rnr.val());
-            }
-            if (self.verdict.q.val() >= 5)
-                & (self.verdict.q.val() != 9)
-                & (self.verdict.q.val() != 10)
-                & (self.verdict.q.val() != 11)
-                & (self.verdict.q.val() != 12)
-            {
-                self.n_nak.d.next = 0.into();
-                self.n_err.d.next = 1.into();
-                self.r_syn.d.next = self.k_syn_inv.val();
-                self.fl_pend.d.next = true;
-            }
-            if (self.verdict.q.val() == 9)
-                | (self.verdict.q.val() == 10)
-                | (self.verdict.q.val() == 11)
-                | (self.verdict.q.val() == 12)
-            {
-                self.n_nak.d.next = 0.into();
-                self.n_err.d.next = 1.into();
-                self.r_syn.d.next = self.k_syn_acc.val();
-                self.fl_pend.d.next = true;
-                if self.stf.open.val() == 1 {
-                    self.fl_status.d.next = 10.into();
-                }
-            }
-        }
-        // ---- The WRITE's payload into host memory.
-        if self.st.q.val() == 6 {
-            self.scat.s_cmd_valid.next = true;
-            if self.scat.s_cmd_ready.val() {
-                self.st.d.next = 7.into();
-            }
-        }
-        // The scatter takes the payload; what it leaves of it is discarded (DRAIN).
-        if self.st.q.val() == 7 {
-            self.s_axis_tready.next = self.scat.s_axis_tready.val();
-            self.scat.m_done_ready.next = true;
-            if self.scat.m_done_valid.val() {
-                if self.scat.m_done_err.val() {
-                    self.cnt_dmae.d.next = self.cnt_dmae.q.val() + self.k_one32.val();
-                }
-                self.st.d.next = 8.into();
-                if self.scat.m_done_tail.val() {
-                    self.st.d.next = 10.into();
-                }
-            }
-        }
         // ---- The front half: the next request taken while this one's payload goes to host
         // memory (PF_TAKE), then as LOOK, the rows, PRE and the check would, into the same
         // registers (the back half reads only what ACT kept).
@@ -1798,324 +1494,648 @@ impl<const A: usize, const R: usize, const F: usize> Logic for Responder<A, R, F
         if (self.pf.q.val() == 4) & self.chk.m_valid.val() {
             self.pf.d.next = 5.into();
         }
-        // ---- A payload not written: discarded.
-        if self.st.q.val() == 8 {
-            self.s_axis_tready.next = true;
-            if !self.has_pay.q.val() {
-                self.st.d.next = 10.into();
-            }
-            if self.s_axis_tvalid.val() & self.s_axis_tlast.val() {
-                self.st.d.next = 10.into();
-            }
-        }
-        // ---- COMMIT: the state row written back; then the response, if any.
-        if self.st.q.val() == 10 {
-            self.mem.write_enable.next = self.n_write.q.val();
-            self.st.d.next = 0.into();
-            if self.adopt_now.val() {
-                // Nothing more for this request: the front half's goes to ACT (as IDLE).
-                self.pf.d.next = 0.into();
-                self.st.d.next = 5.into();
-            }
-            if self.r_send.q.val() {
-                self.st.d.next = 11.into();
-            }
-            if self.r_read.q.val() {
-                self.st.d.next = 14.into();
-            }
-            if self.c_pend.q.val() {
-                self.c_beat.d.next = 0.into();
-                self.st.d.next = 29.into();
-            }
-        }
-        if (self.st.q.val() == 11) & self.m_desc_ready.val() {
-            self.st.d.next = 0.into();
-            if self.fl_pend.q.val() {
-                self.fl_on.d.next = true;
-                self.st.d.next = 27.into();
-            }
-        }
-        // ---- The receive request at the ring's head (RQ_REQ, RQ_WAIT): for a request that
-        // uses one (then the check), or for the flush (then its completion, or the end).
-        if self.st.q.val() == 27 {
-            self.recv.s_req_valid.next = true;
-            if self.recv.s_req_ready.val() {
-                self.st.d.next = 28.into();
-            }
-        }
-        if (self.st.q.val() == 28) & self.recv.m_valid.val() {
-            self.recv.m_ready.next = true;
-            if self.recv.m_dma_err.val() {
-                self.cnt_dmae.d.next = self.cnt_dmae.q.val() + self.k_one32.val();
-            }
-            if self.fl_on.q.val() {
-                self.st.d.next = 0.into();
-                if !self.recv.m_empty.val() & !self.recv.m_dma_err.val() {
-                    self.c_status.d.next = self.fl_status.q.val();
-                    self.c_len.d.next = self.fl_len.q.val();
-                    self.c_op.d.next = 128.into();
-                    self.c_flags.d.next = 0.into();
-                    self.c_imm.d.next = self.k_zero32.val();
-                    self.c_beat.d.next = 0.into();
-                    self.st.d.next = 29.into();
-                }
-            } else {
-                // A request read refused: the request is dropped (the requester sends it
-                // again).
-                self.wq_have.d.next = true;
-                self.st.d.next = 3.into();
-                if self.recv.m_dma_err.val() {
-                    self.st.d.next = 8.into();
-                }
-            }
-        }
-        // ---- CQE: the completion's four beats; then the request committed (RQ_COMMIT).
-        if (self.st.q.val() == 29) & self.m_cqe_ready.val() {
-            self.c_beat.d.next = self.c_beat.q.val() + self.k_one2.val();
-            if self.c_beat.q.val() == 3 {
-                self.st.d.next = 30.into();
-            }
-        }
-        if self.st.q.val() == 30 {
-            self.rq_commit_valid.next = true;
-            if self.rq_commit_ready.val() {
-                // The flush goes on with the next request (completing with WR_FLUSH_ERR);
-                // else the response, if any.
-                self.fl_status.d.next = 5.into();
-                self.fl_len.d.next = self.k_zero32.val();
-                self.st.d.next = 0.into();
-                if self.r_send.q.val() {
-                    self.st.d.next = 11.into();
-                }
-                if self.fl_on.q.val() {
-                    self.st.d.next = 27.into();
-                }
-            }
-        }
         // ---- A duplicate READ or atomic: the kept slots, one per five clocks (the address,
         // the block RAM's output, its register, the ends' registers, the tests' registers).
         self.t_match.d.next = self.s_match.val();
         self.t_in.d.next = self.in_range.val();
-        if self.st.q.val() == 12 {
-            self.st.d.next = 13.into();
-        }
-        if self.st.q.val() == 13 {
-            self.st.d.next = 25.into();
-        }
-        if self.st.q.val() == 25 {
-            self.st.d.next = 9.into();
-        }
-        if self.st.q.val() == 9 {
-            self.st.d.next = 26.into();
-        }
-        if self.st.q.val() == 26 {
-            if !self.t_match.q.val() {
-                self.slot.d.next = self.slot.q.val() + self.k_one4.val();
-                self.st.d.next = 12.into();
-                if self.slot.q.val() == self.newest.val() {
-                    self.cnt_dupd.d.next = self.cnt_dupd.q.val() + self.k_one32.val();
+        // ---- The state machine: one arm per state (a case, so that each register's next
+        // value is one parallel mux over the states, not a chain of one mux per state).
+        match self.st.q.val().index() {
+            0 => {
+                // ---- IDLE: a state row to reset, else the next request.
+                // The front half's request first: it came before any reset waiting now.
+                if self.pf.q.val() == 5 {
+                    self.pf.d.next = 0.into();
+                    self.st.d.next = 5.into();
+                } else if self.pf.q.val() == 6 {
+                    self.cnt_drop.d.next = self.cnt_drop.q.val() + self.k_one32.val();
+                    self.pf.d.next = 0.into();
+                    self.st.d.next = 8.into();
+                } else if self.pf.q.val() == 7 {
+                    self.pf.d.next = 0.into();
+                    self.st.d.next = 1.into();
+                } else if self.pf.q.val().any() {
+                    // The front half is still on its request.
+                } else if self.s_init_valid.val() {
+                    self.mem.write_address.next = self.s_init_qp.val();
+                    self.st_out.epsn.next = self.s_init_psn.val();
+                    self.st_out.msn.next = 0.into();
+                    self.st_out.nak.next = 0.into();
+                    self.st_out.open.next = 0.into();
+                    self.st_out.addr.next = 0.into();
+                    self.st_out.resid.next = self.k_zero32.val();
+                    self.st_out.wlen.next = self.k_zero32.val();
+                    self.st_out.err.next = 0.into();
+                    self.st_out.rcount.next = 0.into();
+                    self.st_out.rhead.next = 0.into();
+                    self.mem.write_enable.next = true;
+                }
+                // Else the next request's header: taken at the end of this function.
+            }
+            1 => {
+                if self.qp_hi.val() {
+                    self.cnt_drop.d.next = self.cnt_drop.q.val() + self.k_one32.val();
+                    self.st.d.next = 8.into();
+                } else if self.looked.val() {
+                    self.st.d.next = 2.into();
+                }
+            }
+            2 => {
+                self.st.d.next = 3.into();
+            }
+            3 => {
+                // ---- PRE: the QP-level checks; then the responder's.
+                if self.qp_ok.val() {
+                    if self.need_wqe.q.val() & !self.wq_have.q.val() {
+                        self.st.d.next = 27.into();
+                    } else if self.chk.s_ready.val() {
+                        self.st.d.next = 4.into();
+                    }
+                } else {
+                    self.cnt_drop.d.next = self.cnt_drop.q.val() + self.k_one32.val();
                     self.st.d.next = 8.into();
                 }
-            } else {
-                self.st.d.next = 8.into();
+            }
+            4 => {
+                if self.chk.m_valid.val() {
+                    self.st.d.next = 5.into();
+                }
+            }
+            5 => {
+                // ---- ACT: the next state row and the response, by verdict.
+                self.b_row.d.next = self.req.dqp.val().get_bits::<A>(0);
+                self.b_dest.d.next = self.qpf.dest.val();
+                self.b_pkey.d.next = self.qpf.pkey.val();
+                self.sc_a0.d.next = self.stf.addr.val();
+                if self.first.val() | self.only.val() {
+                    self.sc_a0.d.next = self.addr.q.val();
+                }
+                self.sc_l0.d.next = self.req.len.val();
+                self.sc_a1.d.next = self.k_zero64.val();
+                self.sc_l1.d.next = 0.into();
+                self.sc_a2.d.next = self.k_zero64.val();
+                self.sc_l2.d.next = 0.into();
+                if self.send.val() {
+                    self.sc_a0.d.next = self.p_a0.q.val();
+                    self.sc_l0.d.next = self.q_len0.q.val();
+                    self.sc_a1.d.next = self.p_a1.q.val();
+                    self.sc_l1.d.next = self.q_len1.q.val();
+                    self.sc_a2.d.next = self.p_a2.q.val();
+                    self.sc_l2.d.next = self.q_len2.q.val();
+                }
+                self.n_epsn.d.next = self.stf.epsn.val();
+                self.n_msn.d.next = self.stf.msn.val();
+                self.n_nak.d.next = self.stf.nak.val();
+                self.n_open.d.next = self.stf.open.val();
+                self.n_addr.d.next = self.stf.addr.val();
+                self.n_resid.d.next = self.stf.resid.val();
+                self.n_wlen.d.next = self.stf.wlen.val();
+                self.n_err.d.next = 0.into();
+                self.n_rcount.d.next = self.stf.rcount.val();
+                self.n_rhead.d.next = self.stf.rhead.val();
+                self.n_write.d.next = true;
+                self.r_send.d.next = true;
+                self.r_op.d.next = self.k_ack_op.val();
+                self.r_psn.d.next = self.req.psn.val();
+                self.r_msn.d.next = self.stf.msn.val();
+                self.r_syn.d.next = self.k_syn_ack.val();
+                self.r_orig.d.next = self.k_zero64.val();
+                self.dma_addr.d.next = self.stf.addr.val();
+                if self.first.val() | self.only.val() | self.atomic.val() {
+                    self.dma_addr.d.next = self.addr.q.val();
+                }
+                // The READ run (execution or replay) starts at the request.
+                self.rd_addr.d.next = self.addr.q.val();
+                self.rd_left.d.next = self.dlen.val();
+                self.rd_psn.d.next = self.req.psn.val();
+                self.rd_first.d.next = true;
+                self.rd_mid.d.next = false;
+                self.slot.d.next = self.stf.rhead.val();
+                self.e_kind.d.next = 0.into();
                 if self.atomic.val() {
-                    self.cnt_rep.d.next = self.cnt_rep.q.val() + self.k_one32.val();
-                    self.r_send.d.next = true;
-                    self.r_op.d.next = self.k_atomic_ack_op.val();
-                    self.r_psn.d.next = self.req.psn.val();
-                    self.r_orig.d.next = self.rsf.va.val();
-                } else if self.t_in.q.val() {
-                    // Answered again from its PSN; the slot's VA moves to the replay's.
-                    self.cnt_rep.d.next = self.cnt_rep.q.val() + self.k_one32.val();
-                    self.r_read.d.next = true;
-                    self.rd_mid.d.next = self.req.psn.val() != self.rsf.first.val();
-                    // Written in RES_WR, from registers: the slot's block RAM is far from
-                    // the opcode decode and the tests.
-                    self.e_kind.d.next = self.rsf.kind.val();
-                    self.e_first.d.next = self.rsf.first.val();
-                    self.e_last.d.next = self.rsf.last.val();
-                    self.e_va.d.next = self.req.va.val();
-                    self.e_len.d.next = self.rsf.len.val();
-                    self.e_rkey.d.next = self.rsf.rkey.val();
-                    self.st.d.next = 24.into();
-                } else {
-                    self.cnt_dupd.d.next = self.cnt_dupd.q.val() + self.k_one32.val();
+                    self.e_kind.d.next = 1.into();
                 }
-            }
-        }
-        // ---- RES_WR: the executed READ or atomic into its slot (or a replayed READ's new VA
-        // into its own).
-        if self.st.q.val() == 24 {
-            self.res.write_enable.next = true;
-            self.st.d.next = 8.into();
-        }
-        // ---- An atomic: read the 8 bytes, write the new value, then the acknowledge.
-        if self.st.q.val() == 19 {
-            self.m_dma_rd_req_valid.next = true;
-            self.m_dma_rd_req_addr.next = self.dma_addr.q.val();
-            self.m_dma_rd_req_len.next = self.k_eight16.val();
-            if self.m_dma_rd_req_ready.val() {
-                self.st.d.next = 20.into();
-            }
-        }
-        if self.st.q.val() == 20 {
-            self.m_dma_rd_data_ready.next = true;
-            if self.m_dma_rd_data_valid.val() {
-                if self.m_dma_rd_data_err.val() {
-                    self.cnt_dmae.d.next = self.cnt_dmae.q.val() + self.k_one32.val();
+                self.e_first.d.next = self.req.psn.val();
+                self.e_last.d.next = self.req.psn.val();
+                self.e_va.d.next = self.req.va.val();
+                self.e_len.d.next = self.dlen.val();
+                self.e_rkey.d.next = self.req.key.val();
+                // A completion (SEND, WRITE with immediate); a fatal error's flush, whose first
+                // request is the receive in progress when a SEND is open.
+                self.c_pend.d.next = false;
+                self.c_status.d.next = 0.into();
+                self.c_op.d.next = 128.into();
+                self.c_flags.d.next = 0.into();
+                self.c_len.d.next = self.x_end.q.val().get_bits::<32>(0);
+                self.c_imm.d.next = self.k_zero32.val();
+                if self.imm.val() {
+                    self.c_flags.d.next = 2.into();
+                    self.c_imm.d.next = self.req.mid.val().get_bits::<32>(32);
                 }
-                // CompareSwap 0x13: the swap value when the original equals the compare;
-                // FetchAdd 0x14: the sum.
-                self.r_orig.d.next = self.m_dma_rd_data.val();
-                self.e_va.d.next = self.m_dma_rd_data.val();
-                self.at_new.d.next = self.m_dma_rd_data.val() + self.req.mid.val();
-                if self.req.op.val() == 19 {
-                    self.at_new.d.next = self.m_dma_rd_data.val();
-                    if self.m_dma_rd_data.val() == self.req.cmp.val() {
-                        self.at_new.d.next = self.req.mid.val();
+                self.fl_pend.d.next = false;
+                self.fl_status.d.next = 5.into();
+                self.fl_len.d.next = self.k_zero32.val();
+                if self.stf.open.val() == 1 {
+                    self.fl_status.d.next = 9.into();
+                    self.fl_len.d.next = self.stf.wlen.val();
+                }
+                self.st.d.next = 8.into();
+                if !self.req.len.val().any() {
+                    self.st.d.next = 10.into();
+                }
+                if self.verdict.q.val() == 0 {
+                    if self.write.val() {
+                        self.cnt_exec.d.next = self.cnt_exec.q.val() + self.k_one32.val();
+                        self.n_nak.d.next = 0.into();
+                        self.n_epsn.d.next = self.psn_next.val();
+                        if self.first.val() {
+                            self.n_open.d.next = 2.into();
+                            self.n_addr.d.next = self.addr.q.val() + self.len64.val();
+                            self.n_resid.d.next = self.dlen.val() - self.len32.val();
+                            self.n_wlen.d.next = self.dlen.val();
+                        }
+                        if self.mid.val() {
+                            self.n_addr.d.next = self.stf.addr.val() + self.len64.val();
+                            self.n_resid.d.next = self.stf.resid.val() - self.len32.val();
+                        }
+                        if self.last.val() | self.only.val() {
+                            self.n_open.d.next = 0.into();
+                            self.n_msn.d.next = self.msn_next.val();
+                            self.r_msn.d.next = self.msn_next.val();
+                        }
+                        // With immediate: the receive request completes with the WRITE's length.
+                        if self.wimm_end.val() {
+                            self.c_pend.d.next = true;
+                            self.c_op.d.next = 129.into();
+                            self.c_len.d.next = self.stf.wlen.val();
+                            if self.only.val() {
+                                self.c_len.d.next = self.dlen.val();
+                            }
+                        }
+                        self.r_send.d.next = self.req.ack.val().any();
+                        if self.req.len.val().any() {
+                            self.st.d.next = 6.into();
+                        }
+                    } else if self.read.val() | self.atomic.val() {
+                        // Kept in the slot at RES_HEAD (RES_WR), then the responses (READ) or the
+                        // read-modify-write and its acknowledge (atomic).
+                        self.cnt_exec.d.next = self.cnt_exec.q.val() + self.k_one32.val();
+                        self.n_nak.d.next = 0.into();
+                        self.n_msn.d.next = self.msn_next.val();
+                        self.r_msn.d.next = self.msn_next.val();
+                        self.n_rcount.d.next = self.count1.val();
+                        self.n_rhead.d.next = self.stf.rhead.val() + self.k_one4.val();
+                        if self.read.val() {
+                            self.n_epsn.d.next = self.rd_endpsn.q.val();
+                            self.e_last.d.next = self.rd_lastpsn.q.val();
+                            self.r_send.d.next = false;
+                            self.r_read.d.next = true;
+                            self.st.d.next = 24.into();
+                        } else {
+                            self.n_epsn.d.next = self.psn_next.val();
+                            self.r_op.d.next = self.k_atomic_ack_op.val();
+                            self.st.d.next = 19.into();
+                        }
+                    } else {
+                        // A SEND: its bytes into the receive request's entries, from where the
+                        // message's earlier packets left off; its last packet completes it. A
+                        // request whose entries the NIC may not write (first packet) or too short
+                        // for the message is a fatal error, nothing written.
+                        self.cnt_exec.d.next = self.cnt_exec.q.val() + self.k_one32.val();
+                        self.n_nak.d.next = 0.into();
+                        if self.wq_ok.val() & !self.y_over.q.val() {
+                            self.n_epsn.d.next = self.psn_next.val();
+                            self.n_open.d.next = 1.into();
+                            self.n_wlen.d.next = self.x_end.q.val().get_bits::<32>(0);
+                            if self.s_last.val() | self.s_only.val() {
+                                self.n_open.d.next = 0.into();
+                                self.n_msn.d.next = self.msn_next.val();
+                                self.r_msn.d.next = self.msn_next.val();
+                                self.c_pend.d.next = true;
+                            }
+                            self.r_send.d.next = self.req.ack.val().any();
+                            if self.req.len.val().any() {
+                                self.st.d.next = 6.into();
+                            }
+                        } else {
+                            self.cnt_rref.d.next = self.cnt_rref.q.val() + self.k_one32.val();
+                            self.n_err.d.next = 1.into();
+                            self.r_syn.d.next = self.k_syn_inv.val();
+                            self.fl_pend.d.next = true;
+                            self.fl_status.d.next = 1.into();
+                            self.fl_len.d.next = self.x_off.q.val().get_bits::<32>(0);
+                            if !self.wq_ok.val() & (self.s_first.val() | self.s_only.val()) {
+                                self.r_syn.d.next = self.k_syn_op.val();
+                                self.fl_status.d.next = 2.into();
+                            }
+                        }
                     }
                 }
-                self.st.d.next = 21.into();
-            }
-        }
-        if self.st.q.val() == 21 {
-            self.m_dma_wr_req_valid.next = true;
-            self.m_dma_wr_req_addr.next = self.dma_addr.q.val();
-            self.m_dma_wr_req_len.next = self.k_eight16.val();
-            if self.m_dma_wr_req_ready.val() {
-                self.st.d.next = 22.into();
-            }
-        }
-        if self.st.q.val() == 22 {
-            self.m_dma_wr_data_valid.next = true;
-            self.m_dma_wr_data.next = self.at_new.q.val();
-            self.m_dma_wr_data_keep.next = self.k_all8.val();
-            self.m_dma_wr_data_last.next = true;
-            if self.m_dma_wr_data_ready.val() {
-                self.st.d.next = 23.into();
-            }
-        }
-        if (self.st.q.val() == 23) & self.m_dma_wr_done_valid.val() {
-            if self.m_dma_wr_done_err.val() {
-                self.cnt_dmae.d.next = self.cnt_dmae.q.val() + self.k_one32.val();
-            }
-            self.st.d.next = 24.into();
-        }
-        // ---- READ responses: a segment at a time.
-        if self.st.q.val() == 14 {
-            // FIRST 0x0D, MIDDLE 0x0E, LAST 0x0F, ONLY 0x10; a replay from inside the
-            // original starts with MIDDLE or LAST.
-            self.rd_seg.d.next = self.seg.val();
-            self.rd_last.d.next = !self.seg_gt.val();
-            self.rd_off.d.next = self.rd_addr.q.val().get_bits::<3>(0);
-            self.rd_outs_m1.d.next = self.seg_m1l.val().get_bits::<10>(0);
-            if self.seg_gt.val() {
-                self.rd_outs_m1.d.next = self.mtu_wm1.q.val();
-            }
-            self.rd_lkeep.d.next = self.k_all8.val();
-            if self.seg.val().get_bits::<3>(0) == 1 {
-                self.rd_lkeep.d.next = 1.into();
-            }
-            if self.seg.val().get_bits::<3>(0) == 2 {
-                self.rd_lkeep.d.next = 3.into();
-            }
-            if self.seg.val().get_bits::<3>(0) == 3 {
-                self.rd_lkeep.d.next = 7.into();
-            }
-            if self.seg.val().get_bits::<3>(0) == 4 {
-                self.rd_lkeep.d.next = 15.into();
-            }
-            if self.seg.val().get_bits::<3>(0) == 5 {
-                self.rd_lkeep.d.next = 31.into();
-            }
-            if self.seg.val().get_bits::<3>(0) == 6 {
-                self.rd_lkeep.d.next = 63.into();
-            }
-            if self.seg.val().get_bits::<3>(0) == 7 {
-                self.rd_lkeep.d.next = 127.into();
-            }
-            self.rd_ocnt.d.next = 0.into();
-            self.rd_have.d.next = false;
-            self.rd_err.d.next = false;
-            self.rd_aeth.d.next = true;
-            self.rd_op.d.next = 14.into();
-            if self.seg_gt.val() {
-                self.rd_aeth.d.next = false;
-                if self.rd_first.q.val() & !self.rd_mid.q.val() {
-                    self.rd_op.d.next = 13.into();
-                    self.rd_aeth.d.next = true;
+                if self.verdict.q.val() == 1 {
+                    self.n_nak.d.next = 1.into();
+                    self.r_syn.d.next = self.k_syn_seq.val();
+                    self.r_psn.d.next = self.stf.epsn.val();
                 }
-            } else {
-                self.rd_op.d.next = 15.into();
-                if self.rd_first.q.val() & !self.rd_mid.q.val() {
-                    self.rd_op.d.next = 16.into();
+                if self.verdict.q.val() == 2 {
+                    self.n_write.d.next = false;
+                    self.r_send.d.next = false;
+                }
+                if self.verdict.q.val() == 3 {
+                    // A duplicate SEND or WRITE is ACKed with ePSN - 1; a READ or atomic is looked
+                    // for among the kept ones, oldest first (as the model looks), and dropped when
+                    // none is kept.
+                    self.n_write.d.next = false;
+                    self.r_send.d.next = self.sendwrite.val();
+                    self.r_psn.d.next = self.psn_prev.val();
+                    if self.read.val() | self.atomic.val() {
+                        self.r_send.d.next = false;
+                        self.slot.d.next = self.oldest.val();
+                        self.st.d.next = 12.into();
+                        if !self.stf.rcount.val().any() {
+                            self.cnt_dupd.d.next = self.cnt_dupd.q.val() + self.k_one32.val();
+                            self.st.d.next = 8.into();
+                        }
+                    }
+                }
+                if self.verdict.q.val() == 4 {
+                    self.n_nak.d.next = 0.into();
+                    self.r_syn.d.next = self.k_rnr.val() | bit_cast::<8, 5>(self.qpf.rnr.val());
+                }
+                if (self.verdict.q.val() >= 5)
+                    & (self.verdict.q.val() != 9)
+                    & (self.verdict.q.val() != 10)
+                    & (self.verdict.q.val() != 11)
+                    & (self.verdict.q.val() != 12)
+                {
+                    self.n_nak.d.next = 0.into();
+                    self.n_err.d.next = 1.into();
+                    self.r_syn.d.next = self.k_syn_inv.val();
+                    self.fl_pend.d.next = true;
+                }
+                if (self.verdict.q.val() == 9)
+                    | (self.verdict.q.val() == 10)
+                    | (self.verdict.q.val() == 11)
+                    | (self.verdict.q.val() == 12)
+                {
+                    self.n_nak.d.next = 0.into();
+                    self.n_err.d.next = 1.into();
+                    self.r_syn.d.next = self.k_syn_acc.val();
+                    self.fl_pend.d.next = true;
+                    if self.stf.open.val() == 1 {
+                        self.fl_status.d.next = 10.into();
+                    }
                 }
             }
-            self.st.d.next = 15.into();
-            if !self.seg.val().any() {
+            6 => {
+                // ---- The WRITE's payload into host memory.
+                self.scat.s_cmd_valid.next = true;
+                if self.scat.s_cmd_ready.val() {
+                    self.st.d.next = 7.into();
+                }
+            }
+            7 => {
+                // The scatter takes the payload; what it leaves of it is discarded (DRAIN).
+                self.s_axis_tready.next = self.scat.s_axis_tready.val();
+                self.scat.m_done_ready.next = true;
+                if self.scat.m_done_valid.val() {
+                    if self.scat.m_done_err.val() {
+                        self.cnt_dmae.d.next = self.cnt_dmae.q.val() + self.k_one32.val();
+                    }
+                    self.st.d.next = 8.into();
+                    if self.scat.m_done_tail.val() {
+                        self.st.d.next = 10.into();
+                    }
+                }
+            }
+            8 => {
+                // ---- A payload not written: discarded.
+                self.s_axis_tready.next = true;
+                if !self.has_pay.q.val() {
+                    self.st.d.next = 10.into();
+                }
+                if self.s_axis_tvalid.val() & self.s_axis_tlast.val() {
+                    self.st.d.next = 10.into();
+                }
+            }
+            10 => {
+                // ---- COMMIT: the state row written back; then the response, if any.
+                self.mem.write_enable.next = self.n_write.q.val();
+                self.st.d.next = 0.into();
+                if self.adopt_now.val() {
+                    // Nothing more for this request: the front half's goes to ACT (as IDLE).
+                    self.pf.d.next = 0.into();
+                    self.st.d.next = 5.into();
+                }
+                if self.r_send.q.val() {
+                    self.st.d.next = 11.into();
+                }
+                if self.r_read.q.val() {
+                    self.st.d.next = 14.into();
+                }
+                if self.c_pend.q.val() {
+                    self.c_beat.d.next = 0.into();
+                    self.st.d.next = 29.into();
+                }
+            }
+            11 => {
+                if self.m_desc_ready.val() {
+                    self.st.d.next = 0.into();
+                    if self.fl_pend.q.val() {
+                        self.fl_on.d.next = true;
+                        self.st.d.next = 27.into();
+                    }
+                }
+            }
+            27 => {
+                // ---- The receive request at the ring's head (RQ_REQ, RQ_WAIT): for a request that
+                // uses one (then the check), or for the flush (then its completion, or the end).
+                self.recv.s_req_valid.next = true;
+                if self.recv.s_req_ready.val() {
+                    self.st.d.next = 28.into();
+                }
+            }
+            28 => {
+                if self.recv.m_valid.val() {
+                    self.recv.m_ready.next = true;
+                    if self.recv.m_dma_err.val() {
+                        self.cnt_dmae.d.next = self.cnt_dmae.q.val() + self.k_one32.val();
+                    }
+                    if self.fl_on.q.val() {
+                        self.st.d.next = 0.into();
+                        if !self.recv.m_empty.val() & !self.recv.m_dma_err.val() {
+                            self.c_status.d.next = self.fl_status.q.val();
+                            self.c_len.d.next = self.fl_len.q.val();
+                            self.c_op.d.next = 128.into();
+                            self.c_flags.d.next = 0.into();
+                            self.c_imm.d.next = self.k_zero32.val();
+                            self.c_beat.d.next = 0.into();
+                            self.st.d.next = 29.into();
+                        }
+                    } else {
+                        // A request read refused: the request is dropped (the requester sends it
+                        // again).
+                        self.wq_have.d.next = true;
+                        self.st.d.next = 3.into();
+                        if self.recv.m_dma_err.val() {
+                            self.st.d.next = 8.into();
+                        }
+                    }
+                }
+            }
+            29 => {
+                // ---- CQE: the completion's four beats; then the request committed (RQ_COMMIT).
+                if self.m_cqe_ready.val() {
+                    self.c_beat.d.next = self.c_beat.q.val() + self.k_one2.val();
+                    if self.c_beat.q.val() == 3 {
+                        self.st.d.next = 30.into();
+                    }
+                }
+            }
+            30 => {
+                self.rq_commit_valid.next = true;
+                if self.rq_commit_ready.val() {
+                    // The flush goes on with the next request (completing with WR_FLUSH_ERR);
+                    // else the response, if any.
+                    self.fl_status.d.next = 5.into();
+                    self.fl_len.d.next = self.k_zero32.val();
+                    self.st.d.next = 0.into();
+                    if self.r_send.q.val() {
+                        self.st.d.next = 11.into();
+                    }
+                    if self.fl_on.q.val() {
+                        self.st.d.next = 27.into();
+                    }
+                }
+            }
+            12 => {
+                self.st.d.next = 13.into();
+            }
+            13 => {
+                self.st.d.next = 25.into();
+            }
+            25 => {
+                self.st.d.next = 9.into();
+            }
+            9 => {
+                self.st.d.next = 26.into();
+            }
+            26 => {
+                if !self.t_match.q.val() {
+                    self.slot.d.next = self.slot.q.val() + self.k_one4.val();
+                    self.st.d.next = 12.into();
+                    if self.slot.q.val() == self.newest.val() {
+                        self.cnt_dupd.d.next = self.cnt_dupd.q.val() + self.k_one32.val();
+                        self.st.d.next = 8.into();
+                    }
+                } else {
+                    self.st.d.next = 8.into();
+                    if self.atomic.val() {
+                        self.cnt_rep.d.next = self.cnt_rep.q.val() + self.k_one32.val();
+                        self.r_send.d.next = true;
+                        self.r_op.d.next = self.k_atomic_ack_op.val();
+                        self.r_psn.d.next = self.req.psn.val();
+                        self.r_orig.d.next = self.rsf.va.val();
+                    } else if self.t_in.q.val() {
+                        // Answered again from its PSN; the slot's VA moves to the replay's.
+                        self.cnt_rep.d.next = self.cnt_rep.q.val() + self.k_one32.val();
+                        self.r_read.d.next = true;
+                        self.rd_mid.d.next = self.req.psn.val() != self.rsf.first.val();
+                        // Written in RES_WR, from registers: the slot's block RAM is far from
+                        // the opcode decode and the tests.
+                        self.e_kind.d.next = self.rsf.kind.val();
+                        self.e_first.d.next = self.rsf.first.val();
+                        self.e_last.d.next = self.rsf.last.val();
+                        self.e_va.d.next = self.req.va.val();
+                        self.e_len.d.next = self.rsf.len.val();
+                        self.e_rkey.d.next = self.rsf.rkey.val();
+                        self.st.d.next = 24.into();
+                    } else {
+                        self.cnt_dupd.d.next = self.cnt_dupd.q.val() + self.k_one32.val();
+                    }
+                }
+            }
+            24 => {
+                // ---- RES_WR: the executed READ or atomic into its slot (or a replayed READ's new VA
+                // into its own).
+                self.res.write_enable.next = true;
+                self.st.d.next = 8.into();
+            }
+            19 => {
+                // ---- An atomic: read the 8 bytes, write the new value, then the acknowledge.
+                self.m_dma_rd_req_valid.next = true;
+                self.m_dma_rd_req_addr.next = self.dma_addr.q.val();
+                self.m_dma_rd_req_len.next = self.k_eight16.val();
+                if self.m_dma_rd_req_ready.val() {
+                    self.st.d.next = 20.into();
+                }
+            }
+            20 => {
+                self.m_dma_rd_data_ready.next = true;
+                if self.m_dma_rd_data_valid.val() {
+                    if self.m_dma_rd_data_err.val() {
+                        self.cnt_dmae.d.next = self.cnt_dmae.q.val() + self.k_one32.val();
+                    }
+                    // CompareSwap 0x13: the swap value when the original equals the compare;
+                    // FetchAdd 0x14: the sum.
+                    self.r_orig.d.next = self.m_dma_rd_data.val();
+                    self.e_va.d.next = self.m_dma_rd_data.val();
+                    self.at_new.d.next = self.m_dma_rd_data.val() + self.req.mid.val();
+                    if self.req.op.val() == 19 {
+                        self.at_new.d.next = self.m_dma_rd_data.val();
+                        if self.m_dma_rd_data.val() == self.req.cmp.val() {
+                            self.at_new.d.next = self.req.mid.val();
+                        }
+                    }
+                    self.st.d.next = 21.into();
+                }
+            }
+            21 => {
+                self.m_dma_wr_req_valid.next = true;
+                self.m_dma_wr_req_addr.next = self.dma_addr.q.val();
+                self.m_dma_wr_req_len.next = self.k_eight16.val();
+                if self.m_dma_wr_req_ready.val() {
+                    self.st.d.next = 22.into();
+                }
+            }
+            22 => {
+                self.m_dma_wr_data_valid.next = true;
+                self.m_dma_wr_data.next = self.at_new.q.val();
+                self.m_dma_wr_data_keep.next = self.k_all8.val();
+                self.m_dma_wr_data_last.next = true;
+                if self.m_dma_wr_data_ready.val() {
+                    self.st.d.next = 23.into();
+                }
+            }
+            23 => {
+                if self.m_dma_wr_done_valid.val() {
+                    if self.m_dma_wr_done_err.val() {
+                        self.cnt_dmae.d.next = self.cnt_dmae.q.val() + self.k_one32.val();
+                    }
+                    self.st.d.next = 24.into();
+                }
+            }
+            14 => {
+                // ---- READ responses: a segment at a time.
+                // FIRST 0x0D, MIDDLE 0x0E, LAST 0x0F, ONLY 0x10; a replay from inside the
+                // original starts with MIDDLE or LAST.
+                self.rd_seg.d.next = self.seg.val();
+                self.rd_last.d.next = !self.seg_gt.val();
+                self.rd_off.d.next = self.rd_addr.q.val().get_bits::<3>(0);
+                self.rd_outs_m1.d.next = self.seg_m1l.val().get_bits::<10>(0);
+                if self.seg_gt.val() {
+                    self.rd_outs_m1.d.next = self.mtu_wm1.q.val();
+                }
+                self.rd_lkeep.d.next = self.k_all8.val();
+                if self.seg.val().get_bits::<3>(0) == 1 {
+                    self.rd_lkeep.d.next = 1.into();
+                }
+                if self.seg.val().get_bits::<3>(0) == 2 {
+                    self.rd_lkeep.d.next = 3.into();
+                }
+                if self.seg.val().get_bits::<3>(0) == 3 {
+                    self.rd_lkeep.d.next = 7.into();
+                }
+                if self.seg.val().get_bits::<3>(0) == 4 {
+                    self.rd_lkeep.d.next = 15.into();
+                }
+                if self.seg.val().get_bits::<3>(0) == 5 {
+                    self.rd_lkeep.d.next = 31.into();
+                }
+                if self.seg.val().get_bits::<3>(0) == 6 {
+                    self.rd_lkeep.d.next = 63.into();
+                }
+                if self.seg.val().get_bits::<3>(0) == 7 {
+                    self.rd_lkeep.d.next = 127.into();
+                }
+                self.rd_ocnt.d.next = 0.into();
+                self.rd_have.d.next = false;
+                self.rd_err.d.next = false;
+                self.rd_aeth.d.next = true;
+                self.rd_op.d.next = 14.into();
+                if self.seg_gt.val() {
+                    self.rd_aeth.d.next = false;
+                    if self.rd_first.q.val() & !self.rd_mid.q.val() {
+                        self.rd_op.d.next = 13.into();
+                        self.rd_aeth.d.next = true;
+                    }
+                } else {
+                    self.rd_op.d.next = 15.into();
+                    if self.rd_first.q.val() & !self.rd_mid.q.val() {
+                        self.rd_op.d.next = 16.into();
+                    }
+                }
+                self.st.d.next = 15.into();
+                if !self.seg.val().any() {
+                    self.st.d.next = 18.into();
+                }
+            }
+            15 => {
+                // The read, once the FIFO has room for the segment's words.
+                if self.fits.val() <= self.k_reserve.val() {
+                    self.m_dma_rd_req_valid.next = true;
+                    if self.m_dma_rd_req_ready.val() {
+                        self.rsv_add.next =
+                            bit_cast::<12, 10>(self.rd_outs_m1.q.val()) + self.k_one12.val();
+                        self.st.d.next = 16.into();
+                    }
+                }
+            }
+            16 => {
+                // The data, realigned into the FIFO; the segment committed with its last word.
+                self.m_dma_rd_data_ready.next = true;
+                if self.m_dma_rd_data_valid.val() {
+                    self.rd_prev.d.next = self.m_dma_rd_data.val();
+                    self.rd_have.d.next = true;
+                    if self.m_dma_rd_data_err.val() {
+                        self.rd_err.d.next = true;
+                    }
+                    if !self.rd_off.q.val().any() | self.rd_have.q.val() {
+                        self.fifo.wr_en.next = true;
+                        self.fifo.commit.next = self.rd_wlast.val();
+                        self.rd_ocnt.d.next = self.rd_ocnt.q.val() + self.k_one10.val();
+                    }
+                    if self.m_dma_rd_data_last.val() {
+                        self.st.d.next = 17.into();
+                        if (!self.rd_off.q.val().any() | self.rd_have.q.val()) & self.rd_wlast.val()
+                        {
+                            self.st.d.next = 18.into();
+                        }
+                    }
+                }
+            }
+            17 => {
+                self.fifo.wr_en.next = true;
+                self.fifo.wr_user.next = self.rd_err.q.val();
+                self.fifo.commit.next = true;
                 self.st.d.next = 18.into();
             }
-        }
-        // The read, once the FIFO has room for the segment's words.
-        if (self.st.q.val() == 15) & (self.fits.val() <= self.k_reserve.val()) {
-            self.m_dma_rd_req_valid.next = true;
-            if self.m_dma_rd_req_ready.val() {
-                self.rsv_add.next =
-                    bit_cast::<12, 10>(self.rd_outs_m1.q.val()) + self.k_one12.val();
-                self.st.d.next = 16.into();
-            }
-        }
-        // The data, realigned into the FIFO; the segment committed with its last word.
-        if self.st.q.val() == 16 {
-            self.m_dma_rd_data_ready.next = true;
-            if self.m_dma_rd_data_valid.val() {
-                self.rd_prev.d.next = self.m_dma_rd_data.val();
-                self.rd_have.d.next = true;
-                if self.m_dma_rd_data_err.val() {
-                    self.rd_err.d.next = true;
-                }
-                if !self.rd_off.q.val().any() | self.rd_have.q.val() {
-                    self.fifo.wr_en.next = true;
-                    self.fifo.commit.next = self.rd_wlast.val();
-                    self.rd_ocnt.d.next = self.rd_ocnt.q.val() + self.k_one10.val();
-                }
-                if self.m_dma_rd_data_last.val() {
-                    self.st.d.next = 17.into();
-                    if (!self.rd_off.q.val().any() | self.rd_have.q.val()) & self.rd_wlast.val() {
-                        self.st.d.next = 18.into();
+            18 => {
+                if self.m_desc_ready.val() {
+                    if self.rd_err.q.val() {
+                        self.cnt_dmae.d.next = self.cnt_dmae.q.val() + self.k_one32.val();
+                    }
+                    self.rd_addr.d.next =
+                        self.rd_addr.q.val() + bit_cast::<64, 16>(self.rd_seg.q.val());
+                    self.rd_left.d.next =
+                        self.rd_left.q.val() - bit_cast::<32, 16>(self.rd_seg.q.val());
+                    self.rd_psn.d.next = self.rd_psn.q.val() + self.k_one24.val();
+                    self.rd_first.d.next = false;
+                    self.st.d.next = 14.into();
+                    if self.rd_last.q.val() {
+                        self.st.d.next = 0.into();
                     }
                 }
+                self.ack.op.next = self.rd_op.q.val();
+                self.ack.psn.next = self.rd_psn.q.val();
+                self.ack.len.next = self.rd_seg.q.val();
+                self.ack.va.next = self.k_zero64.val();
+                self.ack.key.next = bit_cast::<32, 8>(self.k_syn_ack.val()) << 24
+                    | bit_cast::<32, 24>(self.r_msn.q.val());
+                if !self.rd_aeth.q.val() {
+                    self.ack.key.next = self.k_zero32.val();
+                }
             }
-        }
-        if self.st.q.val() == 17 {
-            self.fifo.wr_en.next = true;
-            self.fifo.wr_user.next = self.rd_err.q.val();
-            self.fifo.commit.next = true;
-            self.st.d.next = 18.into();
-        }
-        if (self.st.q.val() == 18) & self.m_desc_ready.val() {
-            if self.rd_err.q.val() {
-                self.cnt_dmae.d.next = self.cnt_dmae.q.val() + self.k_one32.val();
-            }
-            self.rd_addr.d.next = self.rd_addr.q.val() + bit_cast::<64, 16>(self.rd_seg.q.val());
-            self.rd_left.d.next = self.rd_left.q.val() - bit_cast::<32, 16>(self.rd_seg.q.val());
-            self.rd_psn.d.next = self.rd_psn.q.val() + self.k_one24.val();
-            self.rd_first.d.next = false;
-            self.st.d.next = 14.into();
-            if self.rd_last.q.val() {
-                self.st.d.next = 0.into();
-            }
-        }
-        if self.st.q.val() == 18 {
-            self.ack.op.next = self.rd_op.q.val();
-            self.ack.psn.next = self.rd_psn.q.val();
-            self.ack.len.next = self.rd_seg.q.val();
-            self.ack.va.next = self.k_zero64.val();
-            self.ack.key.next = bit_cast::<32, 8>(self.k_syn_ack.val()) << 24
-                | bit_cast::<32, 24>(self.r_msn.q.val());
-            if !self.rd_aeth.q.val() {
-                self.ack.key.next = self.k_zero32.val();
-            }
+            _ => {}
         }
         self.rsv_addq.d.next = self.rsv_add.val();
         self.rsv.d.next = self.rsv.q.val() + self.rsv_addq.q.val() - self.rsv_sub.val();
