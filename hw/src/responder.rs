@@ -891,6 +891,10 @@ impl<const A: usize, const R: usize, const F: usize> Default for Responder<A, R,
 }
 
 impl<const A: usize, const R: usize, const F: usize> Logic for Responder<A, R, F> {
+    // The state machine's arms keep their conditions as `if`s inside the arm: `#[hdl_gen]`
+    // writes a match arm's pattern and drops its guard, so a guard would vanish from the
+    // Verilog.
+    #[allow(clippy::collapsible_match)]
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
