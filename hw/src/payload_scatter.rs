@@ -16,13 +16,14 @@
 //! fixed shifts. A beat leaving moves the pointer by the bytes it takes (eight but at a
 //! piece's end); passing the end of `lo` moves `hi` down, and a third beat (`nx`) behind it.
 //! A beat arrives into the first free slot after that move, so a piece streams one beat per
-//! clock at any offset. The third slot is there so that `s_axis_tready` is a register's
-//! (`nx` empty), not the DMA port's ready through the window's logic: with two slots the
-//! input had to wait on the beat leaving, and that path (the window's valid bits -> the beat
-//! leaving -> the input's handshake -> the valid bits, across the 128 data bits' enables) set
-//! Fmax at 113.6 MHz on the 1024-row responder path (LFE5UM5G-85F-8, seed 1). The first
-//! piece's request leaves straight from the command (one clock sooner), and the report
-//! straight from the last write's done.
+//! clock at any offset. The third slot is there so that `s_axis_tready` comes from registers
+//! only (`nx` empty, the state), not from the DMA port's ready through the window's logic:
+//! with two slots the input had to wait on the beat leaving, and that path (the window's
+//! valid bits -> the beat leaving -> the input's handshake -> the valid bits, across the 128
+//! data bits' enables) set Fmax at 113.6 MHz on the 1024-row responder path (seed 1 of
+//! `rnic build --core-only --top responder_path_1k --part LFE5UM5G-85F-8 --freq 125
+//! --seeds 3`). The first piece's request leaves straight from the command (one clock
+//! sooner), and the report straight from the last write's done.
 
 use rust_hdl::prelude::*;
 

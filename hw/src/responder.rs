@@ -1498,8 +1498,7 @@ impl<const A: usize, const R: usize, const F: usize> Logic for Responder<A, R, F
         if (self.pf.q.val() == 4) & self.chk.m_valid.val() {
             self.pf.d.next = 5.into();
         }
-        // ---- A duplicate READ or atomic: the kept slots, one per five clocks (the address,
-        // the block RAM's output, its register, the ends' registers, the tests' registers).
+        // The duplicate scan's tests (states 12-26 below), registered every clock.
         self.t_match.d.next = self.s_match.val();
         self.t_in.d.next = self.in_range.val();
         // ---- The state machine: one arm per state (a case, so that each register's next
@@ -1912,6 +1911,9 @@ impl<const A: usize, const R: usize, const F: usize> Logic for Responder<A, R, F
                 }
             }
             12 => {
+                // ---- A duplicate READ or atomic: the kept slots, one per five clocks (the
+                // address, the block RAM's output, its register, the ends' registers, the
+                // tests' registers).
                 self.st.d.next = 13.into();
             }
             13 => {

@@ -347,10 +347,11 @@ impl<const A: usize, const R: usize, const F: usize> Logic for ResponderPath<A, 
         self.resp.m_dma_wr_req_ready.next = self.m_dma_wr_req_ready.val();
         self.m_dma_wr_req_addr.next = self.resp.m_dma_wr_req_addr.val();
         self.m_dma_wr_req_len.next = self.resp.m_dma_wr_req_len.val();
-        // The write data through a register slice: the payload scatter's input ready follows
-        // the port's ready through one gate, and its beat registers are loaded from both; a
-        // register between them and the host's DMA engine keeps that engine's ready out of
-        // them (seed 2 of the 1024-row path ended there, 115.0 MHz on LFE5UM5G-85F-8).
+        // The write data through a register slice: the payload scatter's beat leaving is
+        // combinational with the port's ready and drives its window's enables; a register
+        // between them and the host's DMA engine keeps that engine's ready out of them (seed 2
+        // of the 1024-row path ended there, 115.0 MHz: `rnic build --core-only --top
+        // responder_path_1k --part LFE5UM5G-85F-8 --freq 125 --seeds 3`).
         self.wr_slice.s_axis_tdata.next = self.resp.m_dma_wr_data.val();
         self.wr_slice.s_axis_tkeep.next = self.resp.m_dma_wr_data_keep.val();
         self.wr_slice.s_axis_tlast.next = self.resp.m_dma_wr_data_last.val();

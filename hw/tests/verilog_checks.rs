@@ -1,6 +1,7 @@
 //! Every top's generated Verilog: rust-hdl's `check_all` (inside `verilog()`), yosys
 //! elaboration (`yosys_validate`: no latches, nothing undriven, no duplicate modules), and
-//! `verilator --lint-only` failing on the warnings that point at real mistakes.
+//! `verilator --lint-only` failing on the warnings that point at real mistakes; and the
+//! sources free of match guards, which `#[hdl_gen]` drops from the Verilog (`hw/RULES.md`, 5).
 
 use std::process::Command;
 
@@ -83,4 +84,49 @@ fn every_top_passes_verilator_lint() {
             top.name
         );
     }
+}
+
+/// A match arm on a decimal literal or `_` with a guard (`4 if x => ...`): `#[hdl_gen]` writes
+/// the pattern and drops the guard, so the Verilog would take the arm whatever `x` is.
+#[test]
+fn no_hdl_match_arm_has_a_guard() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
+    let mut files = 0;
+    let mut hdl_fns = 0;
+    let mut guards = Vec::new();
+    for entry in std::fs::read_dir(&dir).expect("hw/src") {
+        let path = entry.expect("entry").path();
+        if path.extension().is_none_or(|e| e != "rs") {
+            continue;
+        }
+        files += 1;
+        let text = std::fs::read_to_string(&path).expect("read");
+        // Only inside `#[hdl_gen]` functions: from the attribute to the brace closing the
+        // function it marks (plain Rust elsewhere may use guards).
+        let (mut in_hdl, mut depth, mut opened) = (false, 0i64, false);
+        for (n, line) in text.lines().enumerate() {
+            let t = line.trim_start();
+            if t.starts_with("#[hdl_gen]") {
+                (in_hdl, depth, opened) = (true, 0, false);
+                hdl_fns += 1;
+                continue;
+            }
+            if !in_hdl {
+                continue;
+            }
+            depth += t.matches('{').count() as i64 - t.matches('}').count() as i64;
+            opened |= t.contains('{');
+            if opened && depth <= 0 {
+                in_hdl = false;
+            }
+            let pat = t.split_whitespace().next().unwrap_or("");
+            let numeric = !pat.is_empty() && pat.chars().all(|c| c.is_ascii_digit());
+            if (numeric || pat == "_") && t[pat.len()..].trim_start().starts_with("if ") {
+                guards.push(format!("{}:{}: {}", path.display(), n + 1, t));
+            }
+        }
+    }
+    assert!(files > 40, "only {files} sources in {}", dir.display());
+    assert!(hdl_fns > 40, "only {hdl_fns} #[hdl_gen] functions found");
+    assert!(guards.is_empty(), "match guards in HDL: {guards:#?}");
 }
