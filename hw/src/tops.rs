@@ -155,6 +155,11 @@ pub const TOPS: &[Top] = &[
         name: "resp_check",
         verilog: || verilog_of(crate::resp_check::RespCheck::<6>::default()),
     },
+    // The requester's segmentation: one packet of a send work request.
+    Top {
+        name: "req_segment",
+        verilog: || verilog_of(crate::req_segment::ReqSegment::default()),
+    },
     // A payload written to host memory in up to three pieces at any byte.
     Top {
         name: "payload_scatter",

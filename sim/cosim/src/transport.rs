@@ -614,6 +614,33 @@ hdl_ports!(rnic_hw::resp_check::RespCheck<6> {
     outputs: [s_ready, m_valid, m_verdict, m_addr, m_mr_ok],
 });
 
+hdl_ports!(rnic_hw::req_segment::ReqSegment {
+    inputs: [
+        reset,
+        s_valid,
+        s_wqe,
+        s_len,
+        s_qp,
+        s_first_psn,
+        s_pkt,
+        s_noack,
+        ack_every,
+        m_ready,
+    ],
+    outputs: [
+        s_ready,
+        m_valid,
+        m_desc,
+        m_off,
+        m_take,
+        m_last,
+        m_npkts,
+        m_span,
+        m_next_noack,
+        m_bad,
+    ],
+});
+
 hdl_ports!(rnic_hw::payload_scatter::PayloadScatter {
     inputs: [
         reset,
