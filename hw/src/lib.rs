@@ -33,6 +33,7 @@ pub mod mac_rx;
 pub mod mac_tx;
 pub mod opcode_demux;
 pub mod packet_loopback;
+pub mod payload_gather;
 pub mod payload_scatter;
 pub mod queue_mgr;
 pub mod raw_rx;

@@ -160,6 +160,11 @@ pub const TOPS: &[Top] = &[
         name: "req_segment",
         verilog: || verilog_of(crate::req_segment::ReqSegment::default()),
     },
+    // A packet's payload read from host memory across up to four entries at any byte.
+    Top {
+        name: "payload_gather",
+        verilog: || verilog_of(crate::payload_gather::PayloadGather::default()),
+    },
     // A payload written to host memory in up to three pieces at any byte.
     Top {
         name: "payload_scatter",

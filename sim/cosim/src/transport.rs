@@ -641,6 +641,41 @@ hdl_ports!(rnic_hw::req_segment::ReqSegment {
     ],
 });
 
+hdl_ports!(rnic_hw::payload_gather::PayloadGather {
+    inputs: [
+        reset,
+        s_cmd_valid,
+        s_cmd_addr0,
+        s_cmd_len0,
+        s_cmd_addr1,
+        s_cmd_len1,
+        s_cmd_addr2,
+        s_cmd_len2,
+        s_cmd_addr3,
+        s_cmd_len3,
+        s_cmd_off,
+        s_cmd_take,
+        m_dma_rd_req_ready,
+        m_dma_rd_data_valid,
+        m_dma_rd_data,
+        m_dma_rd_data_last,
+        m_dma_rd_data_err,
+        m_axis_tready,
+    ],
+    outputs: [
+        s_cmd_ready,
+        m_dma_rd_req_valid,
+        m_dma_rd_req_addr,
+        m_dma_rd_req_len,
+        m_dma_rd_data_ready,
+        m_axis_tdata,
+        m_axis_tkeep,
+        m_axis_tlast,
+        m_axis_tuser,
+        m_axis_tvalid,
+    ],
+});
+
 hdl_ports!(rnic_hw::payload_scatter::PayloadScatter {
     inputs: [
         reset,
