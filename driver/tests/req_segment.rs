@@ -21,10 +21,11 @@ mod common;
 use common::*;
 use rnic_cosim::axis::Rng;
 use rnic_cosim::ports::{PortDut, PortLockStep};
-use rnic_cosim::transport::descriptor_of;
+use rnic_cosim::transport::{descriptor_of, gather_once};
 use rnic_driver::queues::encode_send;
 use rnic_driver::responder_sim::row_words;
 use rnic_driver::tables::{QpContext, encode_qp};
+use rnic_hw::payload_gather::PayloadGather;
 use rnic_hw::req_segment::{ReqSegment, SWQE_BITS};
 use rnic_hw::transport_header::{Class, class_of};
 use rnic_transport::psn;
@@ -35,6 +36,8 @@ use rnic_wire::RocePacket;
 /// results land in the upper half.
 const A_LEN: u64 = 64 * 1024;
 const A_SRC: u64 = A_LEN / 2;
+/// The device address of A's region (the host memory the payload gather reads).
+const BASE_A: u64 = 0x3_0000_1000;
 
 struct Posted {
     wr: SendWr,
@@ -259,6 +262,7 @@ struct Covered {
     retries: usize,
     forward: usize,
     mid_message: usize,
+    gathered: usize,
     opcodes: std::collections::BTreeSet<u8>,
 }
 
@@ -289,6 +293,11 @@ fn scenario(seed: u64, mtu: Mtu, ack_every: u32, f: Faults) -> Covered {
         })
         .collect();
     let mut seg = Seg::new(seed);
+    let mut gather = PortLockStep::new(PayloadGather::default(), "payload_gather", seed).unwrap();
+    gather.set(gather.input("reset"), 1);
+    gather.settle().unwrap();
+    gather.tick();
+    gather.set(gather.input("reset"), 0);
     let mut started: Vec<Option<Started>> = vec![None; posted.len()];
     let (mut cur, mut k, mut noack) = (0usize, 0u32, 0u32);
     let mut next_psn = m.attr_a.sq_psn;
@@ -297,6 +306,7 @@ fn scenario(seed: u64, mtu: Mtu, ack_every: u32, f: Faults) -> Covered {
         retries: 0,
         forward: 0,
         mid_message: 0,
+        gathered: 0,
         opcodes: Default::default(),
     };
     for (n, bytes) in m.sent_a.iter().enumerate() {
@@ -374,6 +384,23 @@ fn scenario(seed: u64, mtu: Mtu, ack_every: u32, f: Faults) -> Covered {
                 post.bytes[at..at + hw.take as usize],
                 "frame {n}: payload at {at}"
             );
+            // The hardware reads the payload off the request's entries.
+            let mut entries = [(0u64, 0u32); 4];
+            for (e, s) in entries.iter_mut().zip(&post.wr.sg_list) {
+                *e = (BASE_A + (s.addr - m.mr_a.va), s.length);
+            }
+            let (bytes, bad) = gather_once(
+                &mut gather,
+                &entries,
+                hw.off as u32,
+                hw.take as u16,
+                BASE_A,
+                &fill_a,
+            )
+            .unwrap_or_else(|e| panic!("frame {n}: {e}"));
+            assert!(!bad, "frame {n}: a read refused");
+            assert_eq!(bytes, frame.payload, "frame {n}: gathered payload");
+            cov.gathered += 1;
         }
         cov.frames += 1;
         cov.opcodes.insert(frame.bth.opcode);
@@ -396,7 +423,7 @@ fn request_frames_over_a_faulty_link_equal_the_model() {
         delay: 0.03,
     };
     let mut all = std::collections::BTreeSet::new();
-    let (mut frames, mut retries, mut mid) = (0, 0, 0);
+    let (mut frames, mut retries, mut mid, mut gathered) = (0, 0, 0, 0);
     for (seed, mtu, every) in [
         (1, Mtu::M256, 64),
         (2, Mtu::M1024, 3),
@@ -408,12 +435,16 @@ fn request_frames_over_a_faulty_link_equal_the_model() {
         frames += c.frames;
         retries += c.retries;
         mid += c.mid_message;
+        gathered += c.gathered;
         all.extend(c.opcodes);
     }
-    eprintln!("{frames} frames, {retries} retries, {mid} inside a message");
+    eprintln!("{frames} frames, {retries} retries, {mid} inside a message, {gathered} payloads");
     // Every request opcode an RC requester sends, and go-back-N, also inside a message.
     assert_eq!(all.len(), 15, "opcodes seen: {all:x?}");
-    assert!(frames > 800, "{frames} frames");
+    assert!(
+        frames > 800 && gathered > 400,
+        "{frames} frames, {gathered} payloads"
+    );
     assert!(
         retries >= 10 && mid >= 5,
         "{retries} retries, {mid} inside a message"

@@ -185,9 +185,9 @@ pub struct ReqSegment {
     // ---- Locals.
     take: Signal<Local, Bit>,
     l_k32: Signal<Local, Bits<32>>,
-    l_len33: Signal<Local, Bits<33>>,
-    l_lenp: Signal<Local, Bits<33>>,
-    l_mtum1: Signal<Local, Bits<33>>,
+    l_len36: Signal<Local, Bits<36>>,
+    l_lenp: Signal<Local, Bits<36>>,
+    l_mtum1: Signal<Local, Bits<36>>,
     l_one_pkt: Signal<Local, Bit>,
     l_kmax: Signal<Local, Bits<24>>,
     l_klt: Signal<Local, Bits<25>>,
@@ -210,11 +210,11 @@ pub struct ReqSegment {
     k_mtu1024: Constant<Bits<16>>,
     k_mtu2048: Constant<Bits<16>>,
     k_mtu4096: Constant<Bits<16>>,
-    k_mtum1_256: Constant<Bits<33>>,
-    k_mtum1_512: Constant<Bits<33>>,
-    k_mtum1_1024: Constant<Bits<33>>,
-    k_mtum1_2048: Constant<Bits<33>>,
-    k_mtum1_4096: Constant<Bits<33>>,
+    k_mtum1_256: Constant<Bits<36>>,
+    k_mtum1_512: Constant<Bits<36>>,
+    k_mtum1_1024: Constant<Bits<36>>,
+    k_mtum1_2048: Constant<Bits<36>>,
+    k_mtum1_4096: Constant<Bits<36>>,
 }
 
 impl Default for ReqSegment {
@@ -296,7 +296,7 @@ impl Default for ReqSegment {
             o_bad: Default::default(),
             take: Default::default(),
             l_k32: Default::default(),
-            l_len33: Default::default(),
+            l_len36: Default::default(),
             l_lenp: Default::default(),
             l_mtum1: Default::default(),
             l_one_pkt: Default::default(),
@@ -321,11 +321,11 @@ impl Default for ReqSegment {
             k_mtu1024: Constant::new(bits::<16>(1024)),
             k_mtu2048: Constant::new(bits::<16>(2048)),
             k_mtu4096: Constant::new(bits::<16>(4096)),
-            k_mtum1_256: Constant::new(bits::<33>(255)),
-            k_mtum1_512: Constant::new(bits::<33>(511)),
-            k_mtum1_1024: Constant::new(bits::<33>(1023)),
-            k_mtum1_2048: Constant::new(bits::<33>(2047)),
-            k_mtum1_4096: Constant::new(bits::<33>(4095)),
+            k_mtum1_256: Constant::new(bits::<36>(255)),
+            k_mtum1_512: Constant::new(bits::<36>(511)),
+            k_mtum1_1024: Constant::new(bits::<36>(1023)),
+            k_mtum1_2048: Constant::new(bits::<36>(2047)),
+            k_mtum1_4096: Constant::new(bits::<36>(4095)),
         }
     }
 }
@@ -404,7 +404,7 @@ impl Logic for ReqSegment {
         self.r_op_bad.d.next = self.c_op.q.val() > 6;
         self.r_mtu_bad.d.next = (self.c_mtu.q.val() == 0) | (self.c_mtu.q.val() > 5);
         self.l_k32.next = bit_cast::<32, 24>(self.c_pkt.q.val());
-        self.l_len33.next = bit_cast::<33, 32>(self.c_len.q.val());
+        self.l_len36.next = bit_cast::<36, 32>(self.c_len.q.val());
         self.r_mtu.d.next = self.k_mtu256.val();
         self.r_off.d.next = self.l_k32.val() << 8;
         self.l_mtum1.next = self.k_mtum1_256.val();
@@ -428,7 +428,7 @@ impl Logic for ReqSegment {
             self.r_off.d.next = self.l_k32.val() << 12;
             self.l_mtum1.next = self.k_mtum1_4096.val();
         }
-        self.l_lenp.next = self.l_len33.val() + self.l_mtum1.val();
+        self.l_lenp.next = self.l_len36.val() + self.l_mtum1.val();
         self.r_npk.d.next = self.l_lenp.val().get_bits::<24>(8);
         if self.c_mtu.q.val() == 2 {
             self.r_npk.d.next = self.l_lenp.val().get_bits::<24>(9);

@@ -979,3 +979,102 @@ responder_path_ports!(
     rnic_hw::responder_path::ResponderPath<6, 10, 11>,
     rnic_hw::responder_path::ResponderPath<10, 12, 11>
 );
+
+/// Runs one command through a payload gather (`rnic_hw::payload_gather`) whose host memory is
+/// `mem` at device address `base`, with every handshake ready: the payload's bytes, and
+/// whether its last beat was marked refused.
+pub fn gather_once<D: PortDut>(
+    d: &mut D,
+    entries: &[(u64, u32); 4],
+    off: u32,
+    take: u16,
+    base: u64,
+    mem: &[u8],
+) -> Result<(Vec<u8>, bool), String> {
+    for (k, &(a, l)) in entries.iter().enumerate() {
+        d.set(d.input(&format!("s_cmd_addr{k}")), a);
+        d.set(d.input(&format!("s_cmd_len{k}")), l.into());
+    }
+    d.set(d.input("s_cmd_off"), off.into());
+    d.set(d.input("s_cmd_take"), take.into());
+    for n in ["m_dma_rd_req_ready", "m_axis_tready"] {
+        d.set(d.input(n), 1);
+    }
+    let [valid, data_valid, data, last, err] = [
+        "s_cmd_valid",
+        "m_dma_rd_data_valid",
+        "m_dma_rd_data",
+        "m_dma_rd_data_last",
+        "m_dma_rd_data_err",
+    ]
+    .map(|n| d.input(n));
+    let [
+        ready,
+        req_valid,
+        req_addr,
+        req_len,
+        data_ready,
+        tdata,
+        tkeep,
+        tlast,
+        tuser,
+        tvalid,
+    ] = [
+        "s_cmd_ready",
+        "m_dma_rd_req_valid",
+        "m_dma_rd_req_addr",
+        "m_dma_rd_req_len",
+        "m_dma_rd_data_ready",
+        "m_axis_tdata",
+        "m_axis_tkeep",
+        "m_axis_tlast",
+        "m_axis_tuser",
+        "m_axis_tvalid",
+    ]
+    .map(|n| d.output(n));
+    d.set(valid, 1);
+    d.settle().map_err(|m| m.to_string())?;
+    if d.get(ready) != 1 {
+        return Err("the gather is busy".into());
+    }
+    d.tick();
+    d.set(valid, 0);
+    let mut beats: std::collections::VecDeque<(u64, bool, bool)> = Default::default();
+    let mut out = Vec::new();
+    for _ in 0..20_000 {
+        let (w, l, e) = beats.front().copied().unwrap_or((0, false, false));
+        d.set(data_valid, u64::from(!beats.is_empty()));
+        d.set(data, w);
+        d.set(last, u64::from(l));
+        d.set(err, u64::from(e));
+        d.settle().map_err(|m| m.to_string())?;
+        if d.get(req_valid) == 1 {
+            let (a, n) = (d.get(req_addr), d.get(req_len) as usize);
+            let inside = a >= base && a - base + n as u64 <= mem.len() as u64;
+            let beats_n = n.div_ceil(8);
+            for k in 0..beats_n {
+                let mut b = [0u8; 8];
+                if inside {
+                    let i = (a - base) as usize + 8 * k;
+                    let end = (i + 8).min(mem.len());
+                    b[..end - i].copy_from_slice(&mem[i..end]);
+                }
+                beats.push_back((u64::from_le_bytes(b), k + 1 == beats_n, !inside));
+            }
+        }
+        if !beats.is_empty() && d.get(data_ready) == 1 {
+            beats.pop_front();
+        }
+        if d.get(tvalid) == 1 {
+            let n = d.get(tkeep).trailing_ones() as usize;
+            out.extend_from_slice(&d.get(tdata).to_le_bytes()[..n]);
+            if d.get(tlast) == 1 {
+                let bad = d.get(tuser) == 1;
+                d.tick();
+                return Ok((out, bad));
+            }
+        }
+        d.tick();
+    }
+    Err("no end of the payload in 20000 clocks".into())
+}
