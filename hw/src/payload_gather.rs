@@ -103,8 +103,6 @@ pub struct PayloadGather {
     p_fin3: DFF<Bit>,
     wq: DFF<Bits<2>>,
     dq: DFF<Bits<2>>,
-    /// Pieces issued and not yet fully received.
-    pending: DFF<Bits<3>>,
     // ---- The data side.
     busy: DFF<Bit>,
     d_first: DFF<Bit>,
@@ -140,7 +138,6 @@ pub struct PayloadGather {
     l_alo: Signal<Local, Bits<3>>,
     l_fkeep: Signal<Local, Bits<8>>,
     k_one2: Constant<Bits<2>>,
-    k_one3: Constant<Bits<3>>,
     k_seven16: Constant<Bits<16>>,
     k_eight4: Constant<Bits<4>>,
     k_align: Constant<Bits<64>>,
@@ -227,7 +224,6 @@ impl Default for PayloadGather {
             p_fin3: Default::default(),
             wq: Default::default(),
             dq: Default::default(),
-            pending: Default::default(),
             busy: Default::default(),
             d_first: Default::default(),
             pos: Default::default(),
@@ -261,7 +257,6 @@ impl Default for PayloadGather {
             l_alo: Default::default(),
             l_fkeep: Default::default(),
             k_one2: Constant::new(bits::<2>(1)),
-            k_one3: Constant::new(bits::<3>(1)),
             k_seven16: Constant::new(bits::<16>(7)),
             k_eight4: Constant::new(bits::<4>(8)),
             k_align: Constant::new(bits::<64>(!7u64)),
@@ -292,8 +287,8 @@ impl Logic for PayloadGather {
             self, clock, e_addr0, e_len0, e_addr1, e_len1, e_addr2, e_len2, e_addr3, e_len3, w_st,
             w_i, w_skip, w_left, w_len, w_addr, w_before, w_avail, w_t, w_rlen, w_end, w_rest,
             p_lo0, p_end0, p_fin0, p_lo1, p_end1, p_fin1, p_lo2, p_end2, p_fin2, p_lo3, p_end3,
-            p_fin3, wq, dq, pending, busy, d_first, pos, win, bad, flush, o_data, o_keep, o_last,
-            o_user, o_v
+            p_fin3, wq, dq, busy, d_first, pos, win, bad, flush, o_data, o_keep, o_last, o_user,
+            o_v
         );
         self.p_lo0.d.next = self.p_lo0.q.val();
         self.p_end0.d.next = self.p_end0.q.val();
@@ -541,27 +536,15 @@ impl Logic for PayloadGather {
         self.l_pos3.next = self.l_sum.val().get_bits::<3>(0);
 
         self.l_out_free.next = !self.o_v.q.val() | self.m_axis_tready.val();
+        // Read data comes only for reads this engine issued, so busy is all the gate it needs.
         self.m_dma_rd_data_ready.next =
-            (self.pending.q.val() != 0) & !self.flush.q.val() & self.l_out_free.val();
+            self.busy.q.val() & !self.flush.q.val() & self.l_out_free.val();
         self.l_beat.next = self.m_dma_rd_data_valid.val()
-            & (self.pending.q.val() != 0)
+            & self.busy.q.val()
             & !self.flush.q.val()
             & self.l_out_free.val();
         self.l_done.next = self.l_beat.val() & self.m_dma_rd_data_last.val() & self.l_fin.val();
 
-        self.pending.d.next = self.pending.q.val();
-        if self.take.val() {
-            self.pending.d.next = 0.into();
-        }
-        if (self.w_st.q.val() == 4) & self.m_dma_rd_req_ready.val() {
-            self.pending.d.next = self.pending.q.val() + self.k_one3.val();
-        }
-        if self.l_beat.val() & self.m_dma_rd_data_last.val() {
-            self.pending.d.next = self.pending.q.val() - self.k_one3.val();
-            if (self.w_st.q.val() == 4) & self.m_dma_rd_req_ready.val() {
-                self.pending.d.next = self.pending.q.val();
-            }
-        }
         self.dq.d.next = self.dq.q.val();
         self.d_first.d.next = self.d_first.q.val();
         self.pos.d.next = self.pos.q.val();
@@ -633,7 +616,6 @@ impl Logic for PayloadGather {
         if self.reset.val() {
             self.w_st.d.next = 0.into();
             self.busy.d.next = false;
-            self.pending.d.next = 0.into();
             self.flush.d.next = false;
             self.o_v.d.next = false;
             self.wq.d.next = 0.into();

@@ -178,7 +178,6 @@ pub struct ReqSegment {
     o_key: DFF<Bits<32>>,
     o_mid: DFF<Bits<64>>,
     o_cmp: DFF<Bits<64>>,
-    o_take: DFF<Bits<16>>,
     o_last: DFF<Bit>,
     o_noack: DFF<Bits<8>>,
     o_bad: DFF<Bit>,
@@ -290,7 +289,6 @@ impl Default for ReqSegment {
             o_key: Default::default(),
             o_mid: Default::default(),
             o_cmp: Default::default(),
-            o_take: Default::default(),
             o_last: Default::default(),
             o_noack: Default::default(),
             o_bad: Default::default(),
@@ -338,7 +336,7 @@ impl Logic for ReqSegment {
             c_dest, c_pkey, c_first, c_pkt, c_noack, c_every, r_write, r_send, r_imm, r_read,
             r_cas, r_faa, r_op_bad, r_mtu_bad, r_mtu, r_off, r_npk, r_psn, r_k1, r_kzero, r_noack1,
             q_npkts, q_last, q_in, q_rem, q_span, q_va, q_ack_due, o_op, o_se, o_ack, o_len, o_va,
-            o_key, o_mid, o_cmp, o_take, o_last, o_noack, o_bad
+            o_key, o_mid, o_cmp, o_last, o_noack, o_bad
         );
         self.wqe.word.next = self.s_wqe.val();
         self.qp.word.next = self.s_qp.val();
@@ -500,7 +498,6 @@ impl Logic for ReqSegment {
         self.o_key.d.next = self.o_key.q.val();
         self.o_mid.d.next = self.o_mid.q.val();
         self.o_cmp.d.next = self.o_cmp.q.val();
-        self.o_take.d.next = self.o_take.q.val();
         self.o_last.d.next = self.o_last.q.val();
         self.o_noack.d.next = self.o_noack.q.val();
         self.o_bad.d.next = self.o_bad.q.val();
@@ -514,13 +511,11 @@ impl Logic for ReqSegment {
             self.o_bad.d.next = self.r_op_bad.q.val() | self.r_mtu_bad.q.val() | !self.q_in.q.val();
             self.o_se.d.next =
                 self.r_send.q.val() & self.q_last.q.val() & self.c_flags.q.val().get_bit(2);
-            self.o_take.d.next = 0.into();
             self.o_len.d.next = 0.into();
             self.o_va.d.next = 0.into();
             self.o_key.d.next = 0.into();
             self.o_cmp.d.next = 0.into();
             if self.l_payload.val() {
-                self.o_take.d.next = self.l_take.val();
                 self.o_len.d.next = self.l_take.val();
             }
             // SEND: 0x00 FIRST, 0x01 MIDDLE, 0x02 LAST, 0x03 LAST_IMM, 0x04 ONLY,
@@ -600,7 +595,7 @@ impl Logic for ReqSegment {
         self.out.cmp.next = self.o_cmp.q.val();
         self.m_desc.next = self.out.word.val();
         self.m_off.next = self.r_off.q.val();
-        self.m_take.next = self.o_take.q.val();
+        self.m_take.next = self.o_len.q.val();
         self.m_last.next = self.o_last.q.val();
         self.m_npkts.next = self.q_npkts.q.val();
         self.m_span.next = self.q_span.q.val();

@@ -18,6 +18,15 @@ impl Rng {
         z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
         z ^ (z >> 31)
     }
+    /// A random word of `bits` bits, as 64-bit words from bit 0 (the bits above it zero).
+    pub fn words(&mut self, bits: usize) -> Vec<u64> {
+        let mut w: Vec<u64> = (0..bits.div_ceil(64)).map(|_| self.next_u64()).collect();
+        if bits % 64 != 0 {
+            let last = w.len() - 1;
+            w[last] &= (1u64 << (bits % 64)) - 1;
+        }
+        w
+    }
     /// Uniform in `0..n` (n > 0).
     pub fn below(&mut self, n: u64) -> u64 {
         self.next_u64() % n

@@ -397,3 +397,80 @@ impl<B: HdlPorts> PortDut for PortLockStep<B> {
         self.hdl.cycle()
     }
 }
+
+/// The handshake of a block that takes one request at a time and answers a fixed number of
+/// clocks later (`resp_check`, `req_segment`): `s_ready` exactly while idle, the answer valid
+/// from `latency` clocks after the take and not before, unchanged until taken. A test calls
+/// [`FixedLatency::cycle`] after each settle and [`FixedLatency::tick`] after each edge.
+pub struct FixedLatency {
+    latency: usize,
+    since: Option<usize>,
+    held: Option<Vec<Vec<u64>>>,
+}
+
+impl FixedLatency {
+    pub fn new(latency: usize) -> Self {
+        FixedLatency {
+            latency,
+            since: None,
+            held: None,
+        }
+    }
+
+    /// Forgets the request in progress (a reset cycle).
+    pub fn reset(&mut self) {
+        self.since = None;
+        self.held = None;
+    }
+
+    /// Checks one settled cycle; `answer` reads the answer's outputs. Returns whether a
+    /// request was taken, and the answer if it was taken (`m_ready`) this cycle.
+    pub fn cycle(
+        &mut self,
+        cycle: u64,
+        (s_valid, s_ready): (bool, bool),
+        (m_valid, m_ready): (bool, bool),
+        answer: impl FnOnce() -> Vec<Vec<u64>>,
+    ) -> (bool, Option<Vec<Vec<u64>>>) {
+        match self.since {
+            Some(n) => {
+                assert!(!s_ready, "cycle {cycle}: busy");
+                assert_eq!(
+                    m_valid,
+                    n >= self.latency,
+                    "cycle {cycle}: {n} clocks after the take"
+                );
+            }
+            None => {
+                assert!(s_ready, "cycle {cycle}: idle");
+                assert!(!m_valid, "cycle {cycle}: no answer while idle");
+            }
+        }
+        let mut out = None;
+        if m_valid {
+            let v = answer();
+            if let Some(h) = &self.held {
+                assert_eq!(&v, h, "cycle {cycle}: the answer holds until taken");
+            }
+            self.held = Some(v);
+            if m_ready {
+                out = self.held.take();
+                self.since = None;
+            }
+        }
+        let took = self.since.is_none() && s_valid && s_ready;
+        if took {
+            self.since = Some(0);
+        }
+        (took, out)
+    }
+
+    /// After the clock edge.
+    pub fn tick(&mut self) {
+        if let Some(n) = self.since.as_mut() {
+            if self.held.is_none() || *n < self.latency {
+                *n += 1;
+            }
+        }
+    }
+}

@@ -980,6 +980,25 @@ responder_path_ports!(
     rnic_hw::responder_path::ResponderPath<10, 12, 11>
 );
 
+/// The data beats `(data, last, err)` the DMA port returns for a read of `len` bytes at
+/// `addr` from host memory `mem` at device address `base`: every beat refused when the read
+/// does not lie inside it.
+pub fn read_beats(addr: u64, len: u64, base: u64, mem: &[u8]) -> Vec<(u64, bool, bool)> {
+    let inside = addr >= base && addr - base + len <= mem.len() as u64;
+    let n = len.div_ceil(8) as usize;
+    (0..n)
+        .map(|k| {
+            let mut b = [0u8; 8];
+            if inside {
+                let i = (addr - base) as usize + 8 * k;
+                let end = (i + 8).min(mem.len());
+                b[..end - i].copy_from_slice(&mem[i..end]);
+            }
+            (u64::from_le_bytes(b), k + 1 == n, !inside)
+        })
+        .collect()
+}
+
 /// Runs one command through a payload gather (`rnic_hw::payload_gather`) whose host memory is
 /// `mem` at device address `base`, with every handshake ready: the payload's bytes, and
 /// whether its last beat was marked refused.
@@ -1043,26 +1062,16 @@ pub fn gather_once<D: PortDut>(
     let mut out = Vec::new();
     for _ in 0..20_000 {
         let (w, l, e) = beats.front().copied().unwrap_or((0, false, false));
-        d.set(data_valid, u64::from(!beats.is_empty()));
+        let offered = !beats.is_empty();
+        d.set(data_valid, u64::from(offered));
         d.set(data, w);
         d.set(last, u64::from(l));
         d.set(err, u64::from(e));
         d.settle().map_err(|m| m.to_string())?;
         if d.get(req_valid) == 1 {
-            let (a, n) = (d.get(req_addr), d.get(req_len) as usize);
-            let inside = a >= base && a - base + n as u64 <= mem.len() as u64;
-            let beats_n = n.div_ceil(8);
-            for k in 0..beats_n {
-                let mut b = [0u8; 8];
-                if inside {
-                    let i = (a - base) as usize + 8 * k;
-                    let end = (i + 8).min(mem.len());
-                    b[..end - i].copy_from_slice(&mem[i..end]);
-                }
-                beats.push_back((u64::from_le_bytes(b), k + 1 == beats_n, !inside));
-            }
+            beats.extend(read_beats(d.get(req_addr), d.get(req_len), base, mem));
         }
-        if !beats.is_empty() && d.get(data_ready) == 1 {
+        if offered && d.get(data_ready) == 1 {
             beats.pop_front();
         }
         if d.get(tvalid) == 1 {

@@ -13,6 +13,7 @@ use std::collections::VecDeque;
 
 use rnic_cosim::axis::Rng;
 use rnic_cosim::ports::{PortDut, PortLockStep};
+use rnic_cosim::transport::read_beats;
 use rnic_hw::payload_gather::PayloadGather;
 
 /// Host memory: `MEM` random bytes at device address `BASE`; reads elsewhere are refused.
@@ -214,17 +215,7 @@ fn random_gathers_in_lock_step() {
                     j.reads
                 );
                 j.issued += 1;
-                let n = usize::from(l).div_ceil(8);
-                let inside = a >= BASE && a + u64::from(l) <= BASE + MEM as u64;
-                for k in 0..n {
-                    let mut b = [0u8; 8];
-                    if inside {
-                        let i = (a - BASE) as usize + 8 * k;
-                        let e = (i + 8).min(MEM);
-                        b[..e - i].copy_from_slice(&mem[i..e]);
-                    }
-                    beats.push_back((u64::from_le_bytes(b), k + 1 == n, !inside));
-                }
+                beats.extend(read_beats(a, l.into(), BASE, &mem));
             }
             if dv && d.get(data_ready) == 1 {
                 beats.pop_front();

@@ -7,18 +7,9 @@
 //! decides: `driver/tests/req_segment.rs`.)
 
 use rnic_cosim::axis::Rng;
-use rnic_cosim::ports::{PortDut, PortLockStep};
+use rnic_cosim::ports::{FixedLatency, PortDut, PortLockStep};
 use rnic_hw::req_segment::{LATENCY, ReqSegment, SWQE_BITS, swqe_offset_of};
 use rnic_hw::row_table::{QP_BITS, qp_offset_of};
-
-fn random_words(rng: &mut Rng, bits: usize) -> Vec<u64> {
-    let mut w: Vec<u64> = (0..bits.div_ceil(64)).map(|_| rng.next_u64()).collect();
-    if bits % 64 != 0 {
-        let last = w.len() - 1;
-        w[last] &= (1u64 << (bits % 64)) - 1;
-    }
-    w
-}
 
 /// Sets a field of at most 64 bits that does not straddle a word.
 fn put(words: &mut [u64], (off, width): (usize, usize), v: u64) {
@@ -73,20 +64,19 @@ fn random_requests_in_lock_step() {
         ]
         .map(|n| d.output(n));
         let [s_ready, m_valid, m_bad] = ["s_ready", "m_valid", "m_bad"].map(|n| d.output(n));
-        let mut since_take: Option<usize> = None;
-        let mut held: Option<Vec<Vec<u64>>> = None;
+        let mut hs = FixedLatency::new(LATENCY);
         let (mut taken, mut bad, mut good) = (0, 0, 0);
         for cycle in 0..20_000u64 {
             let rst = cycle < 2;
             d.set(reset, u64::from(rst));
             let valid = !rst && rng.chance(0.6);
             d.set(s_valid, u64::from(valid));
-            let mut wqe = random_words(&mut rng, SWQE_BITS);
+            let mut wqe = rng.words(SWQE_BITS);
             if rng.chance(0.9) {
                 put(&mut wqe, swqe_offset_of("OPCODE").unwrap(), rng.below(7));
             }
             d.set_words(s_wqe, &wqe);
-            let mut qp = random_words(&mut rng, QP_BITS);
+            let mut qp = rng.words(QP_BITS);
             let mtu_code = if rng.chance(0.9) {
                 1 + rng.below(5)
             } else {
@@ -116,52 +106,26 @@ fn random_requests_in_lock_step() {
             d.set(m_ready, u64::from(ready));
             d.settle().unwrap_or_else(|m| panic!("{m}"));
             if rst {
-                since_take = None;
-                held = None;
+                hs.reset();
                 d.tick();
                 continue;
             }
-            let out = d.get(m_valid) == 1;
-            match since_take {
-                Some(n) => {
-                    assert_eq!(d.get(s_ready), 0, "cycle {cycle}: busy");
-                    assert_eq!(
-                        out,
-                        n >= LATENCY,
-                        "cycle {cycle}: {n} clocks after the take"
-                    );
+            let (took, answer) = hs.cycle(
+                cycle,
+                (valid, d.get(s_ready) == 1),
+                (d.get(m_valid) == 1, ready),
+                || outs.iter().map(|&o| d.get_words(o)).collect(),
+            );
+            taken += usize::from(took);
+            if answer.is_some() {
+                if d.get(m_bad) == 1 {
+                    bad += 1;
+                } else {
+                    good += 1;
                 }
-                None => {
-                    assert_eq!(d.get(s_ready), 1, "cycle {cycle}: idle");
-                    assert!(!out, "cycle {cycle}: no packet while idle");
-                }
-            }
-            if out {
-                let v: Vec<Vec<u64>> = outs.iter().map(|&o| d.get_words(o)).collect();
-                if let Some(h) = &held {
-                    assert_eq!(&v, h, "cycle {cycle}: the packet holds until taken");
-                }
-                held = Some(v);
-                if ready {
-                    if d.get(m_bad) == 1 {
-                        bad += 1;
-                    } else {
-                        good += 1;
-                    }
-                    since_take = None;
-                    held = None;
-                }
-            }
-            if since_take.is_none() && valid && d.get(s_ready) == 1 {
-                since_take = Some(0);
-                taken += 1;
             }
             d.tick();
-            if let Some(n) = since_take.as_mut() {
-                if held.is_none() || *n < LATENCY {
-                    *n += 1;
-                }
-            }
+            hs.tick();
         }
         assert!(taken > 1500, "seed {seed}: {taken} requests");
         assert!(

@@ -5,19 +5,10 @@
 //! the verdict is, the model decides: `driver/tests/resp_check.rs`.)
 
 use rnic_cosim::axis::Rng;
-use rnic_cosim::ports::{PortDut, PortLockStep};
+use rnic_cosim::ports::{FixedLatency, PortDut, PortLockStep};
 use rnic_hw::resp_check::{LATENCY, RespCheck};
 use rnic_hw::row_table::{MR_BITS, QP_BITS, RS_BITS};
 use rnic_hw::transport_header::TH_BITS;
-
-fn random_words(rng: &mut Rng, bits: usize) -> Vec<u64> {
-    let mut w: Vec<u64> = (0..bits.div_ceil(64)).map(|_| rng.next_u64()).collect();
-    if bits % 64 != 0 {
-        let last = w.len() - 1;
-        w[last] &= (1u64 << (bits % 64)) - 1;
-    }
-    w
-}
 
 #[test]
 fn random_requests_in_lock_step() {
@@ -37,16 +28,15 @@ fn random_requests_in_lock_step() {
         .map(|n| d.input(n));
         let [s_ready, m_valid, m_verdict, m_addr] =
             ["s_ready", "m_valid", "m_verdict", "m_addr"].map(|n| d.output(n));
-        let mut since_take: Option<usize> = None;
-        let mut held: Option<(u64, u64)> = None;
-        let (mut taken, mut verdicts) = (0, [0u32; 16]);
+        let mut hs = FixedLatency::new(LATENCY);
+        let (mut taken, mut verdicts) = (0usize, [0u32; 16]);
         for cycle in 0..20_000u64 {
             let rst = cycle < 2;
             d.set(reset, u64::from(rst));
             let valid = !rst && rng.chance(0.6);
             d.set(s_valid, u64::from(valid));
             // Narrow the opcode to the request range often, so the decode paths are exercised.
-            let mut hdr = random_words(&mut rng, TH_BITS);
+            let mut hdr = rng.words(TH_BITS);
             if rng.chance(0.7) {
                 let (op, _) = rnic_hw::transport_header::th_offset_of("OpCode").unwrap();
                 let code = [0u64, 1, 2, 3, 4, 5, 6, 7, 8, 9, 10, 11, 12, 19, 20, 22, 23]
@@ -55,10 +45,10 @@ fn random_requests_in_lock_step() {
                 hdr[op / 64] |= code << (op % 64);
             }
             d.set_words(s_hdr, &hdr);
-            d.set_words(s_qp, &random_words(&mut rng, QP_BITS));
-            d.set_words(s_mr, &random_words(&mut rng, MR_BITS));
+            d.set_words(s_qp, &rng.words(QP_BITS));
+            d.set_words(s_mr, &rng.words(MR_BITS));
             // In sequence often, so the later checks decide.
-            let mut state = random_words(&mut rng, RS_BITS);
+            let mut state = rng.words(RS_BITS);
             if rng.chance(0.6) {
                 let (p, _) = rnic_hw::transport_header::th_offset_of("PSN").unwrap();
                 let (e, _) = rnic_hw::row_table::rs_offset_of("EPSN").unwrap();
@@ -73,48 +63,22 @@ fn random_requests_in_lock_step() {
             d.set(m_ready, u64::from(ready));
             d.settle().unwrap_or_else(|m| panic!("{m}"));
             if rst {
-                since_take = None;
-                held = None;
+                hs.reset();
                 d.tick();
                 continue;
             }
-            let out = d.get(m_valid) == 1;
-            match since_take {
-                Some(n) => {
-                    assert_eq!(d.get(s_ready), 0, "cycle {cycle}: busy");
-                    assert_eq!(
-                        out,
-                        n >= LATENCY,
-                        "cycle {cycle}: {n} clocks after the take"
-                    );
-                }
-                None => {
-                    assert_eq!(d.get(s_ready), 1, "cycle {cycle}: idle");
-                    assert!(!out, "cycle {cycle}: no verdict while idle");
-                }
-            }
-            if out {
-                let v = (d.get(m_verdict), d.get_words(m_addr)[0]);
-                if let Some(h) = held {
-                    assert_eq!(v, h, "cycle {cycle}: the verdict holds until taken");
-                }
-                held = Some(v);
-                if ready {
-                    verdicts[v.0 as usize] += 1;
-                    since_take = None;
-                    held = None;
-                }
-            }
-            if since_take.is_none() && valid && d.get(s_ready) == 1 {
-                since_take = Some(0);
-                taken += 1;
+            let (took, answer) = hs.cycle(
+                cycle,
+                (valid, d.get(s_ready) == 1),
+                (d.get(m_valid) == 1, ready),
+                || vec![d.get_words(m_verdict), d.get_words(m_addr)],
+            );
+            taken += usize::from(took);
+            if let Some(v) = answer {
+                verdicts[v[0][0] as usize] += 1;
             }
             d.tick();
-            if let Some(n) = since_take.as_mut() {
-                if held.is_none() || *n < LATENCY {
-                    *n += 1;
-                }
-            }
+            hs.tick();
         }
         assert!(taken > 2000, "seed {seed}: {taken} requests");
         let seen = verdicts.iter().filter(|&&n| n > 0).count();

@@ -20,12 +20,6 @@ use rnic_hw::transport_header::{Class, TH_BITS, TH_WORDS, TransportHeader};
 use rnic_hw::transport_rx::TransportRx;
 use rnic_wire::RocePacket;
 
-fn random_words(rng: &mut Rng) -> Vec<u64> {
-    let mut w: Vec<u64> = (0..TH_WORDS).map(|_| rng.next_u64()).collect();
-    w[TH_WORDS - 1] &= (1u64 << (TH_BITS % 64)) - 1;
-    w
-}
-
 /// Words in, words out in order, none lost or doubled, at random pace on both sides; `s_ready`
 /// never drops below the FIFO's depth, and `fill` counts what it holds.
 #[test]
@@ -59,7 +53,7 @@ fn header_fifo_passes_every_word_in_order() {
                 _ => (0.6, 0.6),
             };
             if offered.is_none() && !reset && rng.chance(p_push) {
-                offered = Some(random_words(&mut rng));
+                offered = Some(rng.words(TH_BITS));
             }
             let words = offered.clone().unwrap_or_else(|| vec![0; TH_WORDS]);
             d.set_words(i_data, &words);
@@ -126,7 +120,7 @@ fn header_register_passes_every_word_in_order() {
             let reset = cycle < 3;
             d.set(i_reset, u64::from(reset));
             if offered.is_none() && !reset && rng.chance(0.7) {
-                offered = Some(random_words(&mut rng));
+                offered = Some(rng.words(TH_BITS));
             }
             let words = offered.clone().unwrap_or_else(|| vec![0; TH_WORDS]);
             d.set_words(i_data, &words);
@@ -184,7 +178,7 @@ fn opcode_demux_routes_by_class_with_payloads() {
         let mut hdrs: VecDeque<(Vec<u64>, Vec<u8>)> = VecDeque::new();
         let mut want: [Vec<(Vec<u64>, Vec<u8>)>; 4] = Default::default();
         for n in 0..400u64 {
-            let mut w = random_words(&mut rng);
+            let mut w = rng.words(TH_BITS);
             let class = rng.below(4);
             let len = if rng.chance(0.3) {
                 0
