@@ -474,6 +474,38 @@ pub const RESP_RESOURCE: Format = Format {
     doc: "a slot of the responder's resource table (177 bits, packed from bit 0): 1 to 16 per QP by the responder's size (the `responder` top 16, `responder_1k` 4), the newest min(MAX_DEST_RD_ATOMIC, slots) READs and atomics executed, so that a duplicate READ is answered again from host memory and a duplicate atomic with its saved original value",
 };
 
+const COMP_FIELDS: [DescField; 4] = packed([
+    (
+        "OLDEST_PSN",
+        24,
+        "the oldest PSN sent and not yet acknowledged",
+    ),
+    (
+        "RETRY_CNT",
+        3,
+        "retries left after a timeout or sequence NAK (7: forever); progress restores QP_ATTR.RETRY_CNT",
+    ),
+    (
+        "RNR_RETRY",
+        3,
+        "retries left after an RNR NAK (7: forever); progress restores QP_ATTR.RNR_RETRY",
+    ),
+    (
+        "STARTED_RETRY",
+        1,
+        "a retry started by a NAK or an implied NAK is under way: another such retry waits for progress or a timeout",
+    ),
+]);
+
+/// A row of the completer state table.
+pub const COMP_STATE: Format = Format {
+    name: "comp_state",
+    size: 8,
+    fields: &COMP_FIELDS,
+    sge: None,
+    doc: "a row of the completer state table (31 bits, packed from bit 0): the ACK path's part of a QP's context, written by the completer as it decides each response (`comp_check`)",
+};
+
 pub const FORMATS: &[Format] = &[
     SGE,
     SEND_WQE,
@@ -487,6 +519,7 @@ pub const FORMATS: &[Format] = &[
     QP_ATTR,
     RESP_STATE,
     RESP_RESOURCE,
+    COMP_STATE,
 ];
 
 impl Format {

@@ -8,6 +8,7 @@
 use rnic_wire::RocePacket;
 use rnic_wire::ext::Syndrome;
 
+use crate::comp_check::{self, CompRow, Front, Kind, Step, StepInput, Timer, Verdict};
 use crate::nic::Env;
 use crate::ops;
 use crate::psn;
@@ -72,13 +73,7 @@ pub(crate) fn fail_at(qp: &mut Qp, idx: usize, status: WcStatus, env: &mut Env<'
     flush(qp, env);
 }
 
-fn reset_retry(qp: &mut Qp) {
-    qp.comp.retry_cnt = qp.attr.retry_cnt;
-    qp.comp.rnr_retry = qp.attr.rnr_retry;
-    qp.comp.started_retry = false;
-}
-
-/// Completes the front WQE successfully.
+/// Removes the front WQE, completing it successfully (the completer state is the caller's).
 fn complete_front(qp: &mut Qp, env: &mut Env<'_>) {
     let wqe = qp.sq.pop_front().expect("a front WQE");
     if wqe.signaled {
@@ -97,56 +92,11 @@ fn complete_front(qp: &mut Qp, env: &mut Env<'_>) {
             qp.req.pkt = qp.req.pkt.min(w.npkts.saturating_sub(1));
         }
     }
-    reset_retry(qp);
-}
-
-/// Completes the SEND and WRITE requests wholly before `upto` and moves the oldest
-/// unacknowledged PSN up to it (not past a READ or atomic still waiting for its response).
-/// Returns the last PSN of that READ or atomic, if one is waiting at the front.
-fn complete_covered(qp: &mut Qp, upto: u32, env: &mut Env<'_>) -> Option<u32> {
-    let mut blocked = None;
-    while let Some(w) = qp.sq.front() {
-        let (Some(first), Some(last)) = (w.first_psn, w.last_psn()) else {
-            break;
-        };
-        if w.wr.opcode.is_read_or_atomic() {
-            blocked = Some((first, last));
-            break;
-        }
-        if psn::lt(last, upto) {
-            complete_front(qp, env);
-        } else {
-            break;
-        }
-    }
-    let target = match blocked {
-        Some((first, _)) if psn::lt(first, upto) => {
-            if psn::lt(qp.comp.psn, first) {
-                first
-            } else {
-                qp.comp.psn
-            }
-        }
-        _ => upto,
-    };
-    if psn::lt(qp.comp.psn, target) {
-        qp.comp.psn = target;
-    }
-    blocked.map(|(_, last)| last)
 }
 
 /// Something sent is not acknowledged yet.
 fn outstanding(qp: &Qp) -> bool {
     psn::lt(qp.comp.psn, qp.req.sent_upto)
-}
-
-/// Re-arms the ACK timer after progress, or stops it when nothing is outstanding.
-fn rearm(qp: &mut Qp, env: &Env<'_>) {
-    qp.comp.timer = if outstanding(qp) {
-        qp.ack_timeout_ns().map(|t| env.now + t)
-    } else {
-        None
-    };
 }
 
 /// Points the requester at the oldest unacknowledged PSN.
@@ -167,12 +117,8 @@ fn rewind(qp: &mut Qp) {
     qp.req.noack_pkts = 0;
 }
 
-/// A NAK, an implied NAK or a timeout asks for a retry.
-fn error_retry(qp: &mut Qp, timeout: bool, env: &mut Env<'_>) {
-    if qp.comp.started_retry && !timeout {
-        env.counters.comp_retry_suppressed += 1;
-        return;
-    }
+/// A timeout asks for a retry (the step function decides the ones responses ask for).
+fn timeout_retry(qp: &mut Qp, env: &mut Env<'_>) {
     if qp.comp.retry_cnt == 0 {
         fail_at(qp, 0, WcStatus::RetryExcErr, env);
         return;
@@ -186,159 +132,152 @@ fn error_retry(qp: &mut Qp, timeout: bool, env: &mut Env<'_>) {
     }
 }
 
-/// A response for this QP (receive checks already passed).
-pub(crate) fn receive(qp: &mut Qp, pkt: &RocePacket<'_>, env: &mut Env<'_>) {
-    let p = pkt.bth.psn;
-    let before = qp.comp.psn;
-    let before_len = qp.sq.len();
+/// The oldest request as the step function sees it: present once it has been sent.
+fn front_of(qp: &Qp) -> Option<Front> {
+    let w = qp.sq.front()?;
+    let first_psn = w.first_psn?;
+    let kind = if w.wr.opcode == WrOpcode::RdmaRead {
+        Kind::Read
+    } else if w.wr.opcode.is_atomic() {
+        Kind::Atomic
+    } else {
+        Kind::SendWrite
+    };
+    Some(Front {
+        kind,
+        first_psn,
+        npkts: w.npkts,
+        len: w.len,
+    })
+}
+
+/// Counts a response once, by its opcode and syndrome.
+fn count(pkt: &RocePacket<'_>, syndrome: u8, env: &mut Env<'_>) {
+    let c = &mut env.counters;
     match pkt.opcode.code {
         ops::RC_ACKNOWLEDGE => {
-            env.counters.comp_acks += 1;
-            let syn = pkt.ext.aeth.map_or(ops::AETH_ACK, |a| a.syndrome);
-            match Syndrome::decode(syn) {
-                Syndrome::Ack { .. } => {
-                    let blocked = complete_covered(qp, psn::add(p, 1), env);
-                    if psn::lt(before, qp.comp.psn) {
-                        // Forward progress restores the retry counters and ends the retry
-                        // under way (rxe: reset_retry_counters on every good ACK).
-                        reset_retry(qp);
-                    }
-                    if let Some(last) = blocked {
-                        if psn::lt(last, p) {
-                            env.counters.comp_implied_nak += 1;
-                            error_retry(qp, false, env);
-                        }
-                    }
-                }
-                Syndrome::RnrNak { timer } => {
-                    env.counters.nak_rnr_received += 1;
-                    complete_covered(qp, p, env);
-                    if qp.comp.rnr_retry == 0 {
-                        fail_at(qp, 0, WcStatus::RnrRetryExcErr, env);
-                        return;
-                    }
-                    if qp.comp.rnr_retry != 7 {
-                        qp.comp.rnr_retry -= 1;
-                    }
-                    qp.comp.rnr_until = Some(env.now + RNR_TIMER_NS[usize::from(timer & 0x1F)]);
-                    qp.comp.timer = None;
-                    return;
-                }
-                Syndrome::Nak { code: 0 } => {
-                    env.counters.nak_seq_received += 1;
-                    complete_covered(qp, p, env);
-                    error_retry(qp, false, env);
-                }
-                Syndrome::Nak { code } => {
-                    env.counters.nak_error_received += 1;
-                    complete_covered(qp, p, env);
-                    let status = match code {
-                        1 => WcStatus::RemInvReqErr,
-                        2 => WcStatus::RemAccessErr,
-                        3 => WcStatus::RemOpErr,
-                        _ => WcStatus::BadRespErr,
-                    };
-                    if qp.sq.front().is_some_and(|w| w.first_psn.is_some()) {
-                        fail_at(qp, 0, status, env);
-                    }
-                    return;
-                }
-                Syndrome::Reserved(_) => {
-                    env.counters.comp_stale += 1;
-                    return;
-                }
+            c.comp_acks += 1;
+            match Syndrome::decode(syndrome) {
+                Syndrome::Ack { .. } => {}
+                Syndrome::RnrNak { .. } => c.nak_rnr_received += 1,
+                Syndrome::Nak { code: 0 } => c.nak_seq_received += 1,
+                Syndrome::Nak { .. } => c.nak_error_received += 1,
+                Syndrome::Reserved(_) => c.comp_stale += 1,
             }
         }
-        ops::RC_READ_RESPONSE_FIRST..=ops::RC_READ_RESPONSE_ONLY => {
-            env.counters.comp_read_responses += 1;
-            complete_covered(qp, p, env);
-            read_response(qp, pkt, env);
-        }
-        ops::RC_ATOMIC_ACKNOWLEDGE => {
-            env.counters.comp_atomic_acks += 1;
-            complete_covered(qp, p, env);
-            atomic_ack(qp, pkt, env);
-        }
-        _ => env.counters.comp_stale += 1,
-    }
-    if qp.state() == QpState::Rts && (qp.comp.psn != before || qp.sq.len() != before_len) {
-        rearm(qp, env);
+        ops::RC_READ_RESPONSE_FIRST..=ops::RC_READ_RESPONSE_ONLY => c.comp_read_responses += 1,
+        ops::RC_ATOMIC_ACKNOWLEDGE => c.comp_atomic_acks += 1,
+        _ => c.comp_stale += 1,
     }
 }
 
-fn read_response(qp: &mut Qp, pkt: &RocePacket<'_>, env: &mut Env<'_>) {
-    let p = pkt.bth.psn;
-    let Some(w) = qp.sq.front() else {
-        env.counters.comp_stale += 1;
+/// A response for this QP (receive checks already passed), decided by
+/// [`comp_check::step`]: requests it covers complete one per step, then its last step acts.
+pub(crate) fn receive(qp: &mut Qp, pkt: &RocePacket<'_>, env: &mut Env<'_>) {
+    let syndrome = pkt.ext.aeth.map_or(ops::AETH_ACK, |a| a.syndrome);
+    count(pkt, syndrome, env);
+    let mut completed = false;
+    loop {
+        let input = StepInput {
+            opcode: pkt.opcode.code,
+            psn: pkt.bth.psn,
+            syndrome,
+            payload_len: pkt.payload.len() as u32,
+            mtu: qp.mtu(),
+            attr_retry_cnt: qp.attr.retry_cnt,
+            attr_rnr_retry: qp.attr.rnr_retry,
+            row: CompRow {
+                psn: qp.comp.psn,
+                retry_cnt: qp.comp.retry_cnt,
+                rnr_retry: qp.comp.rnr_retry,
+                started_retry: qp.comp.started_retry,
+            },
+            sent_upto: qp.req.sent_upto,
+            front: front_of(qp),
+            completed,
+        };
+        let s = comp_check::step(&input);
+        if let Some(log) = env.comp_log.as_mut() {
+            log.push((input, s));
+        }
+        if s.verdict == Verdict::Complete {
+            set_row(qp, &s.row);
+            complete_front(qp, env);
+            completed = true;
+            continue;
+        }
+        act(qp, pkt, syndrome, &s, env);
         return;
+    }
+}
+
+fn set_row(qp: &mut Qp, row: &CompRow) {
+    qp.comp.psn = row.psn;
+    qp.comp.retry_cnt = row.retry_cnt;
+    qp.comp.rnr_retry = row.rnr_retry;
+    qp.comp.started_retry = row.started_retry;
+}
+
+/// The last step of a response: place READ data or an atomic's value, then the state, the
+/// failure, the requester's rewind, the completion, the RNR wait and the ACK timer.
+fn act(qp: &mut Qp, pkt: &RocePacket<'_>, syndrome: u8, s: &Step, env: &mut Env<'_>) {
+    let placed = match s.verdict {
+        Verdict::ReadData => Some(pkt.payload().to_vec()),
+        Verdict::AtomicData => {
+            let orig = pkt.ext.atomic_ack_eth.map_or(0, |a| a.orig);
+            Some(orig.to_le_bytes().to_vec())
+        }
+        Verdict::Stale => {
+            // READ responses and atomic ACKs were counted as such; stale ones count again.
+            if matches!(
+                pkt.opcode.code,
+                ops::RC_READ_RESPONSE_FIRST..=ops::RC_ATOMIC_ACKNOWLEDGE
+            ) && pkt.opcode.code != ops::RC_ACKNOWLEDGE
+            {
+                env.counters.comp_stale += 1;
+            }
+            None
+        }
+        Verdict::ImpliedNak | Verdict::ReadGap => {
+            env.counters.comp_implied_nak += 1;
+            None
+        }
+        _ => None,
     };
-    let (Some(first), Some(last)) = (w.first_psn, w.last_psn()) else {
-        env.counters.comp_stale += 1;
-        return;
-    };
-    if w.wr.opcode != WrOpcode::RdmaRead || psn::lt(p, first) || psn::lt(last, p) {
-        env.counters.comp_stale += 1;
+    if let Some(data) = placed {
+        let sgl = qp.sq[0].wr.sg_list.clone();
+        if !scatter(env.mrs, &sgl, s.offset, &data, qp.pd) {
+            // The response acknowledged everything before it.
+            if psn::lt(qp.comp.psn, pkt.bth.psn) {
+                qp.comp.psn = pkt.bth.psn;
+            }
+            fail_at(qp, 0, WcStatus::LocProtErr, env);
+            return;
+        }
+    }
+    if s.suppressed {
+        env.counters.comp_retry_suppressed += 1;
+    }
+    set_row(qp, &s.row);
+    if let Some(status) = s.fail {
+        fail_at(qp, 0, status, env);
         return;
     }
-    let d = psn::diff(p, qp.comp.psn);
-    if d < 0 {
-        env.counters.comp_stale += 1;
-        return;
+    if s.rewind {
+        rewind(qp);
     }
-    if d > 0 {
-        env.counters.comp_implied_nak += 1;
-        error_retry(qp, false, env);
-        return;
-    }
-    let mtu = qp.mtu();
-    let k = psn::diff(p, first) as u32;
-    let is_last = p == last;
-    let expect_len = if is_last { w.len - k * mtu } else { mtu };
-    let op = pkt.opcode.code;
-    let op_ok = if is_last {
-        matches!(op, ops::RC_READ_RESPONSE_LAST | ops::RC_READ_RESPONSE_ONLY)
-    } else {
-        matches!(
-            op,
-            ops::RC_READ_RESPONSE_FIRST | ops::RC_READ_RESPONSE_MIDDLE
-        )
-    };
-    if !op_ok || pkt.payload.len() != expect_len as usize {
-        fail_at(qp, 0, WcStatus::BadRespErr, env);
-        return;
-    }
-    let sgl = w.wr.sg_list.clone();
-    if !scatter(env.mrs, &sgl, k * mtu, pkt.payload(), qp.pd) {
-        fail_at(qp, 0, WcStatus::LocProtErr, env);
-        return;
-    }
-    qp.comp.psn = psn::add(p, 1);
-    reset_retry(qp);
-    if is_last {
+    if s.complete {
         qp.sq[0].done = true;
         complete_front(qp, env);
     }
-}
-
-fn atomic_ack(qp: &mut Qp, pkt: &RocePacket<'_>, env: &mut Env<'_>) {
-    let p = pkt.bth.psn;
-    let Some(w) = qp.sq.front() else {
-        env.counters.comp_stale += 1;
-        return;
-    };
-    if !w.wr.opcode.is_atomic() || w.first_psn != Some(p) {
-        env.counters.comp_stale += 1;
-        return;
+    if s.rnr_wait {
+        qp.comp.rnr_until = Some(env.now + RNR_TIMER_NS[usize::from(syndrome & 0x1F)]);
     }
-    let orig = pkt.ext.atomic_ack_eth.map_or(0, |a| a.orig);
-    let sgl = w.wr.sg_list.clone();
-    if !scatter(env.mrs, &sgl, 0, &orig.to_le_bytes(), qp.pd) {
-        fail_at(qp, 0, WcStatus::LocProtErr, env);
-        return;
+    match s.timer {
+        Timer::Keep => {}
+        Timer::Arm => qp.comp.timer = qp.ack_timeout_ns().map(|t| env.now + t),
+        Timer::Stop => qp.comp.timer = None,
     }
-    qp.comp.psn = psn::add(p, 1);
-    qp.sq[0].done = true;
-    complete_front(qp, env);
 }
 
 /// Timers at `env.now`: the end of an RNR wait resends from the NAK's PSN; an expired ACK
@@ -350,13 +289,17 @@ pub(crate) fn on_time(qp: &mut Qp, env: &mut Env<'_>) {
     if qp.comp.rnr_until.is_some_and(|t| env.now >= t) {
         qp.comp.rnr_until = None;
         rewind(qp);
-        rearm(qp, env);
+        qp.comp.timer = if outstanding(qp) {
+            qp.ack_timeout_ns().map(|t| env.now + t)
+        } else {
+            None
+        };
     }
     if qp.comp.timer.is_some_and(|t| env.now >= t) {
         if outstanding(qp) {
             env.counters.comp_timeouts += 1;
             qp.comp.timer = qp.ack_timeout_ns().map(|t| env.now + t);
-            error_retry(qp, true, env);
+            timeout_retry(qp, env);
         } else {
             qp.comp.timer = None;
         }

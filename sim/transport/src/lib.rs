@@ -10,6 +10,7 @@
 //! for frame.
 
 pub mod arp;
+pub mod comp_check;
 pub mod completer;
 pub mod counters;
 pub mod mr;

@@ -15,6 +15,7 @@ use rnic_wire::opcode::Transport;
 use rnic_wire::udp::{ROCE_PORT, UdpRepr};
 use rnic_wire::{ErrorKind, IpParsed, IpRepr, MacAddr, RoceFrame, RocePacket};
 
+use crate::comp_check::{Step, StepInput};
 use crate::counters::Counters;
 use crate::mr::{MrInfo, MrSpec, MrTable, Pd, RegError};
 use crate::qp::{DeviceLimits, Qp, QpInit, VerbsError};
@@ -75,6 +76,7 @@ pub(crate) struct Env<'a> {
     pub tx: &'a mut VecDeque<Vec<u8>>,
     pub counters: &'a mut Counters,
     pub now: u64,
+    pub comp_log: &'a mut Option<Vec<(StepInput, Step)>>,
 }
 
 impl Env<'_> {
@@ -193,6 +195,9 @@ pub struct Nic {
     pub counters: Counters,
     /// Round-robin start of the requester scan.
     rr: u32,
+    /// Every completer step decided, with what it read, while logging is on
+    /// ([`Nic::log_completer_steps`]): what the hardware's `comp_check` is compared with.
+    comp_log: Option<Vec<(StepInput, Step)>>,
 }
 
 impl Nic {
@@ -210,6 +215,7 @@ impl Nic {
             raw_rx: VecDeque::new(),
             counters: Counters::default(),
             rr: 0,
+            comp_log: None,
         }
     }
 
@@ -415,8 +421,22 @@ impl Nic {
                 tx: &mut self.tx,
                 counters: &mut self.counters,
                 now,
+                comp_log: &mut self.comp_log,
             },
         )
+    }
+
+    /// Starts (or stops) logging every completer step with what it read.
+    pub fn log_completer_steps(&mut self, on: bool) {
+        self.comp_log = on.then(Vec::new);
+    }
+
+    /// The completer steps logged since the last call, in order.
+    pub fn take_completer_steps(&mut self) -> Vec<(StepInput, Step)> {
+        self.comp_log
+            .as_mut()
+            .map(std::mem::take)
+            .unwrap_or_default()
     }
 
     /// A frame arrived at time `now` (ns). Responses it causes are queued for [`Nic::poll`].
