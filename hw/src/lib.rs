@@ -9,6 +9,7 @@ pub mod axis_register;
 pub mod board_top;
 pub mod cdc;
 pub mod commit_fifo;
+pub mod comp_check;
 pub mod core_slot;
 pub mod cq_path;
 pub mod cq_writer;

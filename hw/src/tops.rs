@@ -160,6 +160,11 @@ pub const TOPS: &[Top] = &[
         name: "req_segment",
         verilog: || verilog_of(crate::req_segment::ReqSegment::default()),
     },
+    // The completer's decision about a response, one step at a time.
+    Top {
+        name: "comp_check",
+        verilog: || verilog_of(crate::comp_check::CompCheck::default()),
+    },
     // A packet's payload read from host memory across up to four entries at any byte.
     Top {
         name: "payload_gather",

@@ -2,7 +2,8 @@
 //! responder), with one RC QP each, connected over a link that drops, duplicates and delays
 //! frames both ways, in the model's own time (it moves to the next arrival or timer).
 //! `driver/tests/responder.rs` feeds what B received to the hardware responder;
-//! `driver/tests/req_segment.rs` what A sent to the hardware requester's segmentation.
+//! `driver/tests/req_segment.rs` what A sent to the hardware requester's segmentation;
+//! `driver/tests/comp_check.rs` the steps A's completer decided to the hardware completer's.
 
 #![allow(dead_code)]
 
@@ -13,7 +14,10 @@ use rnic_driver::tables::QpContext;
 use rnic_transport::mr::{MrInfo, MrSpec};
 use rnic_transport::nic::{Nic, NicConfig};
 use rnic_transport::qp::QpInit;
-use rnic_transport::verbs::{Access, AddressVector, AttrMask, Mtu, QpAttr, QpState, QpType};
+use rnic_transport::verbs::{
+    Access, AddressVector, AttrMask, Mtu, QpAttr, QpState, QpType, RecvWr, SendFlags, SendWr,
+    WrOpcode,
+};
 use rnic_wire::MacAddr;
 
 pub const MAC_A: MacAddr = MacAddr([2, 0, 0, 0, 0, 0xA]);
@@ -262,4 +266,95 @@ pub fn run_model(
         }
     }
     panic!("the model pair did not settle");
+}
+
+/// A's region: messages are gathered from the lower half (never written), READ and atomic
+/// results land in the upper half.
+pub const A_LEN: u64 = 64 * 1024;
+pub const A_SRC: u64 = A_LEN / 2;
+
+pub struct Posted {
+    pub wr: SendWr,
+    /// The message's bytes (a SEND or WRITE's, gathered from A's region when posted).
+    pub bytes: Vec<u8>,
+}
+
+/// Posts `n` random work requests of every RC opcode on A (any length from 0 to several MTUs,
+/// one to three scatter/gather entries, SOLICITED and FENCE at random), and a receive request
+/// on B for each that takes one.
+pub fn post(m: &mut Model, rng: &mut Rng, n: usize, fill_a: &[u8]) -> Vec<Posted> {
+    let mtu = m.attr_a.path_mtu.bytes() as u64;
+    let mut out = Vec::new();
+    for i in 0..n {
+        let op = [
+            WrOpcode::RdmaWrite,
+            WrOpcode::RdmaWriteWithImm,
+            WrOpcode::Send,
+            WrOpcode::SendWithImm,
+            WrOpcode::RdmaRead,
+            WrOpcode::AtomicCmpAndSwp,
+            WrOpcode::AtomicFetchAndAdd,
+        ][rng.below(7) as usize];
+        let mut flags = SendFlags::NONE;
+        for (f, p) in [
+            (SendFlags::SIGNALED, 0.5),
+            (SendFlags::SOLICITED, 0.5),
+            (SendFlags::FENCE, 0.1),
+        ] {
+            if rng.chance(p) {
+                flags |= f;
+            }
+        }
+        let mut wr = SendWr::new(i as u64, op).flags(flags);
+        let mut bytes = Vec::new();
+        if op.is_atomic() {
+            let dst = A_SRC + 8 * rng.below(A_SRC / 8);
+            wr = wr
+                .sge(m.mr_a.va + dst, 8, m.mr_a.lkey)
+                .remote(VA_B + 8 * rng.below(LEN_B / 8), KEY_B)
+                .atomic(rng.next_u64(), rng.next_u64());
+        } else {
+            let len = match rng.below(4) {
+                0 => rng.below(16),
+                1 => mtu * (1 + rng.below(3)) - rng.below(2),
+                _ => rng.below(3 * mtu + 100),
+            };
+            let pieces = 1 + rng.below(3);
+            let mut left = len;
+            for k in 0..pieces {
+                let take = if k + 1 == pieces {
+                    left
+                } else {
+                    rng.below(left + 1)
+                };
+                left -= take;
+                if op == WrOpcode::RdmaRead {
+                    let at = A_SRC + rng.below(A_SRC - take + 1);
+                    wr = wr.sge(m.mr_a.va + at, take as u32, m.mr_a.lkey);
+                } else {
+                    let at = rng.below(A_SRC - take + 1);
+                    wr = wr.sge(m.mr_a.va + at, take as u32, m.mr_a.lkey);
+                    bytes.extend_from_slice(&fill_a[at as usize..(at + take) as usize]);
+                }
+            }
+            if op != WrOpcode::Send && op != WrOpcode::SendWithImm {
+                wr = wr.remote(VA_B + rng.below(LEN_B - len + 1), KEY_B);
+            }
+            if matches!(op, WrOpcode::SendWithImm | WrOpcode::RdmaWriteWithImm) {
+                wr = wr.imm(rng.next_u64() as u32);
+            }
+        }
+        if matches!(
+            op,
+            WrOpcode::Send | WrOpcode::SendWithImm | WrOpcode::RdmaWriteWithImm
+        ) {
+            let len = wr.total_len();
+            let at = rng.below(LEN_B - len + 1);
+            let recv = RecvWr::new(i as u64).sge(VA_B + at, len as u32, KEY_B);
+            m.b.post_recv(m.qb, recv).unwrap();
+        }
+        m.a.post_send(m.qa, wr.clone()).unwrap();
+        out.push(Posted { wr, bytes });
+    }
+    out
 }

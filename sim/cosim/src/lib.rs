@@ -5,6 +5,7 @@
 pub mod axil;
 pub mod axis;
 pub mod board;
+pub mod comp_step;
 pub mod core;
 pub mod dma_bench;
 pub mod dut;

@@ -641,6 +641,38 @@ hdl_ports!(rnic_hw::req_segment::ReqSegment {
     ],
 });
 
+hdl_ports!(rnic_hw::comp_check::CompCheck {
+    inputs: [
+        reset,
+        s_valid,
+        s_hdr,
+        s_qp,
+        s_state,
+        s_sent_upto,
+        s_front_valid,
+        s_front_kind,
+        s_front_first,
+        s_front_npkts,
+        s_front_len,
+        s_completed,
+        m_ready,
+    ],
+    outputs: [
+        s_ready,
+        m_valid,
+        m_verdict,
+        m_state,
+        m_complete,
+        m_fail,
+        m_status,
+        m_rewind,
+        m_suppressed,
+        m_rnr_wait,
+        m_timer,
+        m_offset,
+    ],
+});
+
 hdl_ports!(rnic_hw::payload_gather::PayloadGather {
     inputs: [
         reset,
