@@ -9,31 +9,9 @@ use rnic_transport::comp_check::{CompRow, Front, Kind, Step, StepInput, Timer, V
 use rnic_transport::verbs::WcStatus;
 
 use crate::axis::Rng;
-use crate::ports::PortDut;
+use crate::ports::{PortDut, field, set_field};
 
-/// Sets a field of at most 64 bits that does not straddle a word.
-fn put(words: &mut [u64], (off, width): (usize, usize), v: u64) {
-    assert!(off % 64 + width <= 64, "field at {off} straddles a word");
-    let mask = if width == 64 {
-        u64::MAX
-    } else {
-        (1 << width) - 1
-    };
-    words[off / 64] &= !(mask << (off % 64));
-    words[off / 64] |= (v & mask) << (off % 64);
-}
-
-fn get(words: &[u64], (off, width): (usize, usize)) -> u64 {
-    assert!(off % 64 + width <= 64, "field at {off} straddles a word");
-    let mask = if width == 64 {
-        u64::MAX
-    } else {
-        (1 << width) - 1
-    };
-    (words[off / 64] >> (off % 64)) & mask
-}
-
-fn field(f: fn(&str) -> Option<(usize, usize)>, name: &str) -> (usize, usize) {
+fn at(f: fn(&str) -> Option<(usize, usize)>, name: &str) -> (usize, usize) {
     f(name).unwrap_or_else(|| panic!("no field {name}"))
 }
 
@@ -42,54 +20,37 @@ fn field(f: fn(&str) -> Option<(usize, usize)>, name: &str) -> (usize, usize) {
 /// every field (the step must not look at them).
 pub fn set_step<D: PortDut>(d: &mut D, i: &StepInput, noise: &mut Rng) {
     let mut hdr = noise.words(TH_BITS);
-    put(&mut hdr, field(th_offset_of, "OpCode"), i.opcode.into());
-    put(&mut hdr, field(th_offset_of, "PSN"), i.psn.into());
-    put(
-        &mut hdr,
-        field(th_offset_of, "payload_len"),
-        i.payload_len.into(),
-    );
-    // The AETH: the syndrome is the top byte of `ext_key` (MSN below).
-    let key = field(th_offset_of, "ext_key");
-    put(&mut hdr, (key.0 + 24, 8), i.syndrome.into());
+    // The AETH's syndrome is the top byte of `ext_key` (the MSN below it).
+    let key = at(th_offset_of, "ext_key");
+    for (f, v) in [
+        (at(th_offset_of, "OpCode"), u64::from(i.opcode)),
+        (at(th_offset_of, "PSN"), i.psn.into()),
+        (at(th_offset_of, "payload_len"), i.payload_len.into()),
+        ((key.0 + 24, 8), i.syndrome.into()),
+    ] {
+        set_field(&mut hdr, f, v);
+    }
     d.set_words(d.input("s_hdr"), &hdr);
 
     let mut qp = noise.words(QP_BITS);
-    let code = i.mtu.trailing_zeros().saturating_sub(7);
-    put(&mut qp, field(qp_offset_of, "PATH_MTU"), code.into());
-    put(
-        &mut qp,
-        field(qp_offset_of, "RETRY_CNT"),
-        i.attr_retry_cnt.into(),
-    );
-    put(
-        &mut qp,
-        field(qp_offset_of, "RNR_RETRY"),
-        i.attr_rnr_retry.into(),
-    );
+    for (name, v) in [
+        ("PATH_MTU", i.mtu.trailing_zeros().saturating_sub(7)),
+        ("RETRY_CNT", i.attr_retry_cnt.into()),
+        ("RNR_RETRY", i.attr_rnr_retry.into()),
+    ] {
+        set_field(&mut qp, at(qp_offset_of, name), v.into());
+    }
     d.set_words(d.input("s_qp"), &qp);
 
     let mut row = vec![0u64; CS_BITS.div_ceil(64)];
-    put(
-        &mut row,
-        field(cs_offset_of, "OLDEST_PSN"),
-        i.row.psn.into(),
-    );
-    put(
-        &mut row,
-        field(cs_offset_of, "RETRY_CNT"),
-        i.row.retry_cnt.into(),
-    );
-    put(
-        &mut row,
-        field(cs_offset_of, "RNR_RETRY"),
-        i.row.rnr_retry.into(),
-    );
-    put(
-        &mut row,
-        field(cs_offset_of, "STARTED_RETRY"),
-        i.row.started_retry.into(),
-    );
+    for (name, v) in [
+        ("OLDEST_PSN", i.row.psn),
+        ("RETRY_CNT", i.row.retry_cnt.into()),
+        ("RNR_RETRY", i.row.rnr_retry.into()),
+        ("STARTED_RETRY", i.row.started_retry.into()),
+    ] {
+        set_field(&mut row, at(cs_offset_of, name), v.into());
+    }
     d.set_words(d.input("s_state"), &row);
     d.set(d.input("s_sent_upto"), i.sent_upto.into());
 
@@ -114,10 +75,10 @@ pub fn read_step<D: PortDut>(d: &D) -> Result<Step, String> {
     let verdict = Verdict::from_code(code as u8).ok_or(format!("verdict code {code}"))?;
     let state = d.get_words(d.output("m_state"));
     let row = CompRow {
-        psn: get(&state, field(cs_offset_of, "OLDEST_PSN")) as u32,
-        retry_cnt: get(&state, field(cs_offset_of, "RETRY_CNT")) as u8,
-        rnr_retry: get(&state, field(cs_offset_of, "RNR_RETRY")) as u8,
-        started_retry: get(&state, field(cs_offset_of, "STARTED_RETRY")) == 1,
+        psn: field(&state, at(cs_offset_of, "OLDEST_PSN")) as u32,
+        retry_cnt: field(&state, at(cs_offset_of, "RETRY_CNT")) as u8,
+        rnr_retry: field(&state, at(cs_offset_of, "RNR_RETRY")) as u8,
+        started_retry: field(&state, at(cs_offset_of, "STARTED_RETRY")) == 1,
     };
     let fail = if d.get(d.output("m_fail")) == 1 {
         let s = d.get(d.output("m_status"));

@@ -402,6 +402,30 @@ impl<B: HdlPorts> PortDut for PortLockStep<B> {
 /// clocks later (`resp_check`, `req_segment`): `s_ready` exactly while idle, the answer valid
 /// from `latency` clocks after the take and not before, unchanged until taken. A test calls
 /// [`FixedLatency::cycle`] after each settle and [`FixedLatency::tick`] after each edge.
+/// Sets field `(offset, width)` (at most 64 bits, inside one 64-bit word) of a port value held
+/// as 64-bit words, least significant first: a row or header packed by its layout.
+pub fn set_field(words: &mut [u64], (off, width): (usize, usize), v: u64) {
+    assert!(off % 64 + width <= 64, "field at {off} straddles a word");
+    let mask = if width == 64 {
+        u64::MAX
+    } else {
+        (1 << width) - 1
+    };
+    words[off / 64] &= !(mask << (off % 64));
+    words[off / 64] |= (v & mask) << (off % 64);
+}
+
+/// Field `(offset, width)` of a port value held as 64-bit words (as [`set_field`]).
+pub fn field(words: &[u64], (off, width): (usize, usize)) -> u64 {
+    assert!(off % 64 + width <= 64, "field at {off} straddles a word");
+    let mask = if width == 64 {
+        u64::MAX
+    } else {
+        (1 << width) - 1
+    };
+    (words[off / 64] >> (off % 64)) & mask
+}
+
 pub struct FixedLatency {
     latency: usize,
     since: Option<usize>,

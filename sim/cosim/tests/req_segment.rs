@@ -7,21 +7,9 @@
 //! decides: `driver/tests/req_segment.rs`.)
 
 use rnic_cosim::axis::Rng;
-use rnic_cosim::ports::{FixedLatency, PortDut, PortLockStep};
+use rnic_cosim::ports::{FixedLatency, PortDut, PortLockStep, set_field};
 use rnic_hw::req_segment::{LATENCY, ReqSegment, SWQE_BITS, swqe_offset_of};
 use rnic_hw::row_table::{QP_BITS, qp_offset_of};
-
-/// Sets a field of at most 64 bits that does not straddle a word.
-fn put(words: &mut [u64], (off, width): (usize, usize), v: u64) {
-    assert!(off % 64 + width <= 64);
-    let mask = if width == 64 {
-        u64::MAX
-    } else {
-        (1 << width) - 1
-    };
-    words[off / 64] &= !(mask << (off % 64));
-    words[off / 64] |= (v & mask) << (off % 64);
-}
 
 #[test]
 fn random_requests_in_lock_step() {
@@ -73,7 +61,7 @@ fn random_requests_in_lock_step() {
             d.set(s_valid, u64::from(valid));
             let mut wqe = rng.words(SWQE_BITS);
             if rng.chance(0.9) {
-                put(&mut wqe, swqe_offset_of("OPCODE").unwrap(), rng.below(7));
+                set_field(&mut wqe, swqe_offset_of("OPCODE").unwrap(), rng.below(7));
             }
             d.set_words(s_wqe, &wqe);
             let mut qp = rng.words(QP_BITS);
@@ -82,7 +70,7 @@ fn random_requests_in_lock_step() {
             } else {
                 rng.below(8)
             };
-            put(&mut qp, qp_offset_of("PATH_MTU").unwrap(), mtu_code);
+            set_field(&mut qp, qp_offset_of("PATH_MTU").unwrap(), mtu_code);
             d.set_words(s_qp, &qp);
             let mtu = 128u64 << mtu_code.clamp(1, 5);
             let len = match rng.below(4) {

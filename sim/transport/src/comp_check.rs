@@ -7,6 +7,8 @@
 //! model's completer acts on the steps, and the hardware's `comp_check` computes the same
 //! [`Step`] from the same inputs.
 
+use rnic_wire::ext::Syndrome;
+
 use crate::ops;
 use crate::psn;
 use crate::verbs::WcStatus;
@@ -166,14 +168,21 @@ fn is_read_response(op: u8) -> bool {
     (ops::RC_READ_RESPONSE_FIRST..=ops::RC_READ_RESPONSE_ONLY).contains(&op)
 }
 
+/// Progress restores the retry counters to the QP's attributes and ends a retry under way.
+fn restore(i: &StepInput, row: &mut CompRow) {
+    row.retry_cnt = i.attr_retry_cnt;
+    row.rnr_retry = i.attr_rnr_retry;
+    row.started_retry = false;
+}
+
 /// The PSN below which the response acknowledges SENDs and WRITEs, or `None` when it
 /// acknowledges nothing (a reserved syndrome, an opcode that is not a response).
 fn covers_upto(i: &StepInput) -> Option<u32> {
     match i.opcode {
-        ops::RC_ACKNOWLEDGE => match (i.syndrome >> 5) & 3 {
-            0 => Some(psn::add(i.psn, 1)),
-            2 => None,
-            _ => Some(i.psn),
+        ops::RC_ACKNOWLEDGE => match Syndrome::decode(i.syndrome) {
+            Syndrome::Ack { .. } => Some(psn::add(i.psn, 1)),
+            Syndrome::Reserved(_) => None,
+            Syndrome::RnrNak { .. } | Syndrome::Nak { .. } => Some(i.psn),
         },
         ops::RC_ATOMIC_ACKNOWLEDGE => Some(i.psn),
         op if is_read_response(op) => Some(i.psn),
@@ -194,11 +203,6 @@ pub fn step(i: &StepInput) -> Step {
         timer: Timer::Keep,
         offset: 0,
     };
-    let reset = |row: &mut CompRow| {
-        row.retry_cnt = i.attr_retry_cnt;
-        row.rnr_retry = i.attr_rnr_retry;
-        row.started_retry = false;
-    };
     let Some(upto) = covers_upto(i) else {
         return s;
     };
@@ -206,7 +210,7 @@ pub fn step(i: &StepInput) -> Step {
         if f.kind == Kind::SendWrite && psn::lt(f.last_psn(), upto) {
             s.verdict = Verdict::Complete;
             s.complete = true;
-            reset(&mut s.row);
+            restore(i, &mut s.row);
             return s;
         }
     }
@@ -244,18 +248,18 @@ pub fn step(i: &StepInput) -> Step {
         }
     };
     match i.opcode {
-        ops::RC_ACKNOWLEDGE => match (i.syndrome >> 5) & 3 {
-            0 => {
+        ops::RC_ACKNOWLEDGE => match Syndrome::decode(i.syndrome) {
+            Syndrome::Ack { .. } => {
                 s.verdict = Verdict::Ack;
                 if psn::lt(i.row.psn, s.row.psn) {
-                    reset(&mut s.row);
+                    restore(i, &mut s.row);
                 }
                 if blocked.is_some_and(|f| psn::lt(f.last_psn(), p)) {
                     s.verdict = Verdict::ImpliedNak;
                     retry(&mut s);
                 }
             }
-            1 => {
+            Syndrome::RnrNak { .. } => {
                 s.verdict = Verdict::Rnr;
                 if s.row.rnr_retry == 0 {
                     s.fail = Some(WcStatus::RnrRetryExcErr);
@@ -268,8 +272,9 @@ pub fn step(i: &StepInput) -> Step {
                 }
                 return s;
             }
-            _ => {
-                let code = i.syndrome & 0x1F;
+            // Covers nothing: returned above.
+            Syndrome::Reserved(_) => return s,
+            Syndrome::Nak { code } => {
                 if code == 0 {
                     s.verdict = Verdict::NakSeq;
                     retry(&mut s);
@@ -294,7 +299,7 @@ pub fn step(i: &StepInput) -> Step {
                 s.verdict = Verdict::AtomicData;
                 s.row.psn = psn::add(p, 1);
                 s.complete = true;
-                reset(&mut s.row);
+                restore(i, &mut s.row);
             }
         }
         _ => read_response(i, &mut s, retry),
@@ -355,8 +360,6 @@ fn read_response(i: &StepInput, s: &mut Step, retry: impl Fn(&mut Step)) {
     s.verdict = Verdict::ReadData;
     s.offset = offset;
     s.row.psn = psn::add(p, 1);
-    s.row.retry_cnt = i.attr_retry_cnt;
-    s.row.rnr_retry = i.attr_rnr_retry;
-    s.row.started_retry = false;
+    restore(i, &mut s.row);
     s.complete = is_last;
 }

@@ -231,9 +231,9 @@ fn act(qp: &mut Qp, pkt: &RocePacket<'_>, syndrome: u8, s: &Step, env: &mut Env<
             // READ responses and atomic ACKs were counted as such; stale ones count again.
             if matches!(
                 pkt.opcode.code,
-                ops::RC_READ_RESPONSE_FIRST..=ops::RC_ATOMIC_ACKNOWLEDGE
-            ) && pkt.opcode.code != ops::RC_ACKNOWLEDGE
-            {
+                ops::RC_READ_RESPONSE_FIRST
+                    ..=ops::RC_READ_RESPONSE_ONLY | ops::RC_ATOMIC_ACKNOWLEDGE
+            ) {
                 env.counters.comp_stale += 1;
             }
             None
