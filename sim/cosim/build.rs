@@ -1,6 +1,11 @@
 //! The Verilator bridge, build side: writes the Verilog of every top of `rnic-hw`, verilates
 //! each under its own prefix (rust-hdl names every top `module top`), writes a C ABI shim per
 //! top and a Rust table of their ports, and compiles it all with the `cc` crate.
+//!
+//! The result depends only on the Verilog, this script, Verilator and the C++ compiler, not on
+//! the Cargo profile, so it is kept once per content in `<target>/rnic-verilated/<key>/` and
+//! shared: `cargo clippy`, `cargo test` and `cargo build --release` verilate and compile the
+//! tops once between them, not once each (each takes minutes on two cores).
 
 use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
@@ -171,15 +176,15 @@ fn main() {
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap());
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-env-changed=VERILATOR");
+    println!("cargo:rerun-if-env-changed=CXX");
     let verilator = std::env::var("VERILATOR").unwrap_or_else(|_| "verilator".into());
-    let version = Command::new(&verilator).arg("--version").output();
-    match version {
-        Ok(o) if o.status.success() => {}
+    let version = match Command::new(&verilator).arg("--version").output() {
+        Ok(o) if o.status.success() => String::from_utf8_lossy(&o.stdout).into_owned(),
         _ => fail(
             "verilator not found: the rnic co-simulation needs Verilator 5 \
              (on Debian: `sudo apt-get install verilator`; or set VERILATOR=/path/to/verilator)",
         ),
-    }
+    };
     let root = String::from_utf8(
         Command::new(&verilator)
             .arg("--getenv")
@@ -191,14 +196,108 @@ fn main() {
     .unwrap()
     .trim()
     .to_string();
-    let include = Path::new(&root).join("include");
 
+    let tops: Vec<(&str, String)> = rnic_hw::tops::TOPS
+        .iter()
+        .map(|t| (t.name, (t.verilog)()))
+        .collect();
+    let build = cxx_build(Path::new(&root).join("include"));
+    let compiler = build.get_compiler();
+    let mut key = Fnv::new();
+    key.add(include_str!("build.rs"));
+    key.add(&version);
+    key.add(&root);
+    key.add(&compiler.path().display().to_string());
+    key.add(&std::env::var("TARGET").unwrap_or_default());
+    for (name, verilog) in &tops {
+        key.add(name);
+        key.add(verilog);
+    }
+    let cache = cache_root(&out);
+    let entry = cache.join(format!("{:016x}", key.0));
+    if !(entry.join("tops.rs").is_file() && entry.join(LIB_FILE).is_file()) {
+        let tmp = cache.join(format!("{:016x}.tmp{}", key.0, std::process::id()));
+        let _ = std::fs::remove_dir_all(&tmp);
+        std::fs::create_dir_all(&tmp).unwrap();
+        verilate_all(build, &verilator, &tops, &tmp, &entry);
+        // Another build may have finished the same entry meanwhile: theirs is as good.
+        if std::fs::rename(&tmp, &entry).is_err() {
+            let _ = std::fs::remove_dir_all(&tmp);
+        }
+        evict(&cache, &entry);
+    }
+    std::fs::copy(entry.join("tops.rs"), out.join("tops.rs")).unwrap();
+    println!("cargo:rustc-link-search=native={}", entry.display());
+    println!("cargo:rustc-link-lib=static=rnic_verilated");
+    println!("cargo:rustc-link-lib=stdc++");
+}
+
+const LIB_FILE: &str = "librnic_verilated.a";
+
+/// Entries of the cache kept besides the one just built (other commits, other branches).
+const KEEP: usize = 3;
+
+/// FNV-1a, 64 bits: the cache key (stable across builds, unlike `DefaultHasher`).
+struct Fnv(u64);
+
+impl Fnv {
+    fn new() -> Self {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+
+    fn add(&mut self, s: &str) {
+        for b in s.bytes().chain(std::iter::once(0xff)) {
+            self.0 = (self.0 ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+        }
+    }
+}
+
+/// `<target>/rnic-verilated` from `<target>/<profile>/build/<package>/out`, shared by every
+/// profile; the package's own `OUT_DIR` when the layout is not Cargo's usual one.
+fn cache_root(out: &Path) -> PathBuf {
+    let mut up = out.ancestors();
+    match (up.nth(2), up.nth(1)) {
+        (Some(build), Some(target)) if build.file_name().is_some_and(|n| n == "build") => {
+            target.join("rnic-verilated")
+        }
+        _ => out.join("rnic-verilated"),
+    }
+}
+
+/// Removes all but the newest `KEEP` entries besides `current` (and any abandoned temporary
+/// directory of a build that did not finish).
+fn evict(cache: &Path, current: &Path) {
+    let Ok(dir) = std::fs::read_dir(cache) else {
+        return;
+    };
+    let mut others: Vec<(std::time::SystemTime, PathBuf)> = dir
+        .filter_map(|e| e.ok())
+        .map(|e| e.path())
+        .filter(|p| p != current)
+        .filter_map(|p| Some((std::fs::metadata(&p).ok()?.modified().ok()?, p)))
+        .collect();
+    others.sort_by_key(|o| std::cmp::Reverse(o.0));
+    let stale = |p: &Path| {
+        p.file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.contains(".tmp"))
+    };
+    for (i, (_, p)) in others.iter().enumerate() {
+        if i >= KEEP || stale(p) {
+            let _ = std::fs::remove_dir_all(p);
+        }
+    }
+}
+
+/// The C++ build of the Verilator runtime and every verilated top.
+fn cxx_build(include: PathBuf) -> cc::Build {
     let mut build = cc::Build::new();
     build
         .cpp(true)
         .std("c++17")
         .opt_level(3)
         .debug(false)
+        .cargo_metadata(false)
         .include(&include)
         .include(include.join("vltstd"))
         .flag_if_supported("-faligned-new")
@@ -218,20 +317,28 @@ fn main() {
     ] {
         build.file(include.join(f));
     }
+    build
+}
 
+/// Verilates every top into `dir`, writes the port table (naming each top's Verilog at its
+/// place in `entry`, where `dir` will be moved) and compiles the library into `dir`.
+fn verilate_all(
+    mut build: cc::Build,
+    verilator: &str,
+    tops: &[(&str, String)],
+    dir: &Path,
+    entry: &Path,
+) {
     let mut table = String::from("// Generated by sim/cosim/build.rs.\n");
     let mut entries = String::new();
     let mut max_words = 1u32;
-    for top in rnic_hw::tops::TOPS {
-        let name = top.name;
-        let dir = out.join(name);
-        let _ = std::fs::remove_dir_all(&dir);
-        std::fs::create_dir_all(&dir).unwrap();
-        let verilog = (top.verilog)();
-        let vfile = dir.join("top.v");
-        std::fs::write(&vfile, &verilog).unwrap();
-        let obj = dir.join("obj");
-        let status = Command::new(&verilator)
+    for (name, verilog) in tops {
+        let top_dir = dir.join(name);
+        std::fs::create_dir_all(&top_dir).unwrap();
+        let vfile = top_dir.join("top.v");
+        std::fs::write(&vfile, verilog).unwrap();
+        let obj = top_dir.join("obj");
+        let status = Command::new(verilator)
             .args([
                 "--cc",
                 "-O3",
@@ -267,8 +374,8 @@ fn main() {
             build.file(c);
         }
         build.include(&obj);
-        let ps = ports(&verilog);
-        let shim_path = dir.join(format!("{name}_shim.cpp"));
+        let ps = ports(verilog);
+        let shim_path = top_dir.join(format!("{name}_shim.cpp"));
         std::fs::write(&shim_path, shim(name, &ps)).unwrap();
         build.file(&shim_path);
 
@@ -296,7 +403,7 @@ fn main() {
         let _ = writeln!(
             entries,
             "    TopDesc {{\n        name: {name:?},\n        verilog_path: {:?},\n        ports: &[{}],\n        new: rnic_{name}_new,\n        free: rnic_{name}_free,\n        eval_io: rnic_{name}_eval_io,\n        narrow_in: {ni},\n        narrow_out: {no},\n        trace: rnic_{name}_trace,\n        set: rnic_{name}_set,\n        get: rnic_{name}_get,\n    }},",
-            vfile.display().to_string(),
+            entry.join(name).join("top.v").display().to_string(),
             port_list.join(", ")
         );
     }
@@ -304,7 +411,9 @@ fn main() {
         table,
         "\n/// Every verilated top.\npub static TOPS: &[TopDesc] = &[\n{entries}];\n\n/// 64-bit words of the widest port of any top.\npub const MAX_PORT_WORDS: usize = {max_words};"
     );
-    std::fs::write(out.join("tops.rs"), table).unwrap();
-    build.compile("rnic_verilated");
-    println!("cargo:rustc-link-lib=stdc++");
+    std::fs::write(dir.join("tops.rs"), table).unwrap();
+    let objects = dir.join("cc");
+    build.out_dir(&objects).compile("rnic_verilated");
+    std::fs::rename(objects.join(LIB_FILE), dir.join(LIB_FILE)).unwrap();
+    let _ = std::fs::remove_dir_all(&objects);
 }
