@@ -36,6 +36,7 @@ pub mod opcode_demux;
 pub mod packet_loopback;
 pub mod payload_gather;
 pub mod payload_scatter;
+pub mod qp_timers;
 pub mod queue_mgr;
 pub mod raw_rx;
 pub mod raw_tx;

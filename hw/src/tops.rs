@@ -165,6 +165,11 @@ pub const TOPS: &[Top] = &[
         name: "comp_check",
         verilog: || verilog_of(crate::comp_check::CompCheck::default()),
     },
+    // The transport's timers: 1024 QPs, lazy timestamps, one row scanned per clock.
+    Top {
+        name: "qp_timers",
+        verilog: || verilog_of(crate::qp_timers::QpTimers::<10>::default()),
+    },
     // A packet's payload read from host memory across up to four entries at any byte.
     Top {
         name: "payload_gather",

@@ -673,6 +673,27 @@ hdl_ports!(rnic_hw::comp_check::CompCheck {
     ],
 });
 
+hdl_ports!(rnic_hw::qp_timers::QpTimers<10> {
+    inputs: [
+        reset,
+        tick_cycles,
+        s_cmd_valid,
+        s_cmd_qpn,
+        s_cmd_arm,
+        s_cmd_rnr,
+        s_cmd_code,
+        m_exp_ready,
+    ],
+    outputs: [
+        s_cmd_ready,
+        m_exp_valid,
+        m_exp_qpn,
+        m_exp_rnr,
+        now,
+        busy,
+    ],
+});
+
 hdl_ports!(rnic_hw::payload_gather::PayloadGather {
     inputs: [
         reset,
