@@ -41,6 +41,7 @@ pub mod queue_mgr;
 pub mod raw_rx;
 pub mod raw_tx;
 pub mod recv_wqe;
+pub mod req_sched;
 pub mod req_segment;
 pub mod reset_sync;
 pub mod resp_check;

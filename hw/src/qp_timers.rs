@@ -19,9 +19,10 @@
 //! - **Reset** clears every row (`busy` for `2^A` clocks, no commands taken): block RAM keeps
 //!   its contents through a reset, and a timer armed before it must not fire after.
 //!
-//! Pipeline: the scanner reads row `i` (clock 0), takes the RAM's word and computes the ticks
-//! elapsed and the row's limit (clock 1), compares them (clock 2), fires from registers only
-//! (clock 3). It reads a row only while the expiry queue has room for every row in flight.
+//! Pipeline: the scanner reads row `i` (clock 0), registers the RAM's word (clock 1), computes
+//! the ticks elapsed and the row's limit (clock 2), compares them (clock 3), fires from
+//! registers only (clock 4). It reads a row only while the expiry queue has room for every row
+//! in flight.
 
 use rust_hdl::prelude::*;
 
@@ -31,7 +32,7 @@ use crate::header_fifo::HeaderFifo;
 pub const ROW_BITS: usize = 39;
 
 /// Clocks from a scan read to the fire decision.
-pub const SCAN_LATENCY: usize = 3;
+pub const SCAN_LATENCY: usize = 4;
 
 /// RNR NAK timer codes (IBTA table 45) in whole 4.096 us ticks, rounded up (code 0 is
 /// 655.36 ms, code 1 is 0.01 ms: 3 ticks). The scanner's ROM arms are these literals; a test
@@ -80,6 +81,11 @@ pub struct QpTimers<const A: usize> {
     v1: DFF<Bit>,
     i1: DFF<Bits<A>>,
     s1: DFF<Bit>,
+    // Stage 1b: the RAM's word, registered.
+    vb: DFF<Bit>,
+    ib: DFF<Bits<A>>,
+    sb: DFF<Bit>,
+    rowb: DFF<Bits<ROW_BITS>>,
     // Stage 2: elapsed ticks and the row's limit.
     v2: DFF<Bit>,
     i2: DFF<Bits<A>>,
@@ -110,6 +116,7 @@ pub struct QpTimers<const A: usize> {
     hit_cmd0: Signal<Local, Bit>,
     hit_cmd1: Signal<Local, Bit>,
     hit_cmd2: Signal<Local, Bit>,
+    hit_cmdb: Signal<Local, Bit>,
     room: Signal<Local, Bit>,
     k_one16: Constant<Bits<16>>,
     k_zero16: Constant<Bits<16>>,
@@ -117,13 +124,14 @@ pub struct QpTimers<const A: usize> {
     k_one_a: Constant<Bits<A>>,
     k_zero_a: Constant<Bits<A>>,
     k_last_a: Constant<Bits<A>>,
-    /// Fill of the expiry queue at which the scanner may read (room for three in flight).
+    /// Fill of the expiry queue at which the scanner may read (room for four in flight).
     k_room: Constant<Bits<8>>,
 }
 
 impl<const A: usize> Default for QpTimers<A> {
     fn default() -> Self {
-        assert!((2..=16).contains(&A), "2^A QPs, A in 2..=16");
+        // A row is read again a sweep after it was read, after its clear was written.
+        assert!((3..=16).contains(&A), "2^A QPs, A in 3..=16");
         QpTimers {
             clock: Default::default(),
             reset: Default::default(),
@@ -150,6 +158,10 @@ impl<const A: usize> Default for QpTimers<A> {
             v1: Default::default(),
             i1: Default::default(),
             s1: Default::default(),
+            vb: Default::default(),
+            ib: Default::default(),
+            sb: Default::default(),
+            rowb: Default::default(),
             v2: Default::default(),
             i2: Default::default(),
             s2: Default::default(),
@@ -177,6 +189,7 @@ impl<const A: usize> Default for QpTimers<A> {
             hit_cmd0: Default::default(),
             hit_cmd1: Default::default(),
             hit_cmd2: Default::default(),
+            hit_cmdb: Default::default(),
             room: Default::default(),
             k_one16: Constant::new(bits::<16>(1)),
             k_zero16: Constant::new(bits::<16>(0)),
@@ -193,8 +206,8 @@ impl<const A: usize> Logic for QpTimers<A> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, pre, tick, init, init_idx, scan, v1, i1, s1, v2, i2, s2, armed2, rnr2,
-            elapsed2, limit2, v3, i3, s3, armed3, rnr3, over3
+            self, clock, pre, tick, init, init_idx, scan, v1, i1, s1, vb, ib, sb, rowb, v2, i2, s2,
+            armed2, rnr2, elapsed2, limit2, v3, i3, s3, armed3, rnr3, over3
         );
         self.mem.read_clock.next = self.clock.val();
         self.mem.write_clock.next = self.clock.val();
@@ -249,6 +262,7 @@ impl<const A: usize> Logic for QpTimers<A> {
         // A command to a row in flight makes the scanner's read of it stale.
         self.hit_cmd0.next = self.take.val() & (self.s_cmd_qpn.val() == self.scan.q.val());
         self.hit_cmd1.next = self.take.val() & (self.s_cmd_qpn.val() == self.i1.q.val());
+        self.hit_cmdb.next = self.take.val() & (self.s_cmd_qpn.val() == self.ib.q.val());
         self.hit_cmd2.next = self.take.val() & (self.s_cmd_qpn.val() == self.i2.q.val());
 
         // ---- Stage 0: read the next row while the expiry queue has room for all in flight.
@@ -263,8 +277,14 @@ impl<const A: usize> Logic for QpTimers<A> {
         self.i1.d.next = self.scan.q.val();
         self.s1.d.next = self.hit_cmd0.val();
 
-        // ---- Stage 1: elapsed ticks and the limit of the row's kind and code.
-        self.code.next = self.mem.read_data.val().get_bits::<5>(2);
+        // ---- Stage 1: the RAM's word into a register (its clock-to-out is most of a clock).
+        self.vb.d.next = self.v1.q.val();
+        self.ib.d.next = self.i1.q.val();
+        self.sb.d.next = self.s1.q.val() | self.hit_cmd1.val();
+        self.rowb.d.next = self.mem.read_data.val();
+
+        // ---- Stage 1b: elapsed ticks and the limit of the row's kind and code.
+        self.code.next = self.rowb.q.val().get_bits::<5>(2);
         self.ack_limit.next = self.k_one32.val() << self.code.val();
         self.rnr_limit.next = 0.into();
         match self.code.val().index() {
@@ -301,14 +321,14 @@ impl<const A: usize> Logic for QpTimers<A> {
             30 => self.rnr_limit.next = 80000.into(),
             _ => self.rnr_limit.next = 120000.into(),
         }
-        self.v2.d.next = self.v1.q.val();
-        self.i2.d.next = self.i1.q.val();
-        self.s2.d.next = self.s1.q.val() | self.hit_cmd1.val();
-        self.armed2.d.next = self.mem.read_data.val().get_bit(0);
-        self.rnr2.d.next = self.mem.read_data.val().get_bit(1);
-        self.elapsed2.d.next = self.tick.q.val() - self.mem.read_data.val().get_bits::<32>(7);
+        self.v2.d.next = self.vb.q.val();
+        self.i2.d.next = self.ib.q.val();
+        self.s2.d.next = self.sb.q.val() | self.hit_cmdb.val();
+        self.armed2.d.next = self.rowb.q.val().get_bit(0);
+        self.rnr2.d.next = self.rowb.q.val().get_bit(1);
+        self.elapsed2.d.next = self.tick.q.val() - self.rowb.q.val().get_bits::<32>(7);
         self.limit2.d.next = self.ack_limit.val();
-        if self.mem.read_data.val().get_bit(1) {
+        if self.rowb.q.val().get_bit(1) {
             self.limit2.d.next = self.rnr_limit.val();
         }
 
@@ -338,6 +358,7 @@ impl<const A: usize> Logic for QpTimers<A> {
             self.init_idx.d.next = self.k_zero_a.val();
             self.scan.d.next = self.k_zero_a.val();
             self.v1.d.next = false;
+            self.vb.d.next = false;
             self.v2.d.next = false;
             self.v3.d.next = false;
             self.pre.d.next = self.k_zero16.val();

@@ -160,6 +160,11 @@ pub const TOPS: &[Top] = &[
         name: "req_segment",
         verilog: || verilog_of(crate::req_segment::ReqSegment::default()),
     },
+    // The requester's scheduler: round robin over 1024 QPs with work.
+    Top {
+        name: "req_sched",
+        verilog: || verilog_of(crate::req_sched::ReqSched::<10>::default()),
+    },
     // The completer's decision about a response, one step at a time.
     Top {
         name: "comp_check",

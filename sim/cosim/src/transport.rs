@@ -673,6 +673,11 @@ hdl_ports!(rnic_hw::comp_check::CompCheck {
     ],
 });
 
+hdl_ports!(rnic_hw::req_sched::ReqSched<10> {
+    inputs: [reset, db_valid, db_queue, m_ready, s_done_valid, s_done_more],
+    outputs: [m_valid, m_qpn, s_done_ready, serving, busy],
+});
+
 hdl_ports!(rnic_hw::qp_timers::QpTimers<10> {
     inputs: [
         reset,

@@ -15,7 +15,7 @@ use rnic_transport::RNR_TIMER_NS;
 
 const QPS: u64 = 1024;
 /// Clocks from a row's read to its expiry queued, and through the queue's registers.
-const PIPE: u64 = 8;
+const PIPE: u64 = 10;
 
 /// One arm of one QP, as the checker saw it.
 #[derive(Clone, Debug)]
