@@ -4,9 +4,13 @@
 //!   arm whose time had passed while it was the QP's latest (never early, never after a stop
 //!   or a re-arm took its place), each arm fires at most once and in order, and an arm left in
 //!   place fires within one tick and one sweep of its time;
+//! - on purpose at the race the stale-read rule settles: due rows re-armed on each clock around
+//!   the scanner's read of them keep their new arm;
 //! - against the transport model's times: at 125 MHz (512 clocks a tick) every ACK timeout
 //!   (`4.096 us x 2^timeout`) and RNR NAK timer code (IBTA table 45, `RNR_TIMER_NS`) fires no
 //!   earlier than the model's deadline and at most one tick and one sweep after it.
+
+use std::collections::VecDeque;
 
 use rnic_cosim::axis::Rng;
 use rnic_cosim::ports::{PortDut, PortLockStep, VerilatedPorts};
@@ -333,4 +337,95 @@ fn timers_fire_after_the_models_deadlines_at_125_mhz() {
         late_ns.len(),
         QPS * NS_PER_CLOCK
     );
+}
+
+/// The race the stale-read rule settles, hit on purpose: rows that are due are re-armed with a
+/// long timer on each clock around the scanner's read of them. Past the last of a run of
+/// firing rows the scan advances one row per clock (expiries taken at once), so the first
+/// sweep's last expiry tells when the next sweep reads each row. Whatever the old arm did, the
+/// new arm must stand and fire at its own time: a fire from the stale read would clear the row
+/// and lose it.
+#[test]
+fn a_row_re_armed_as_the_scanner_reads_it_keeps_its_new_arm() {
+    let mut d = PortLockStep::new(QpTimers::<10>::default(), "qp_timers", 9).unwrap();
+    let [reset, tick_cycles, valid, qpn, arm, rnr, code, exp_ready] = [
+        "reset",
+        "tick_cycles",
+        "s_cmd_valid",
+        "s_cmd_qpn",
+        "s_cmd_arm",
+        "s_cmd_rnr",
+        "s_cmd_code",
+        "m_exp_ready",
+    ]
+    .map(|n| d.input(n));
+    let [cmd_ready, exp_valid, exp_qpn, exp_rnr, now] = [
+        "s_cmd_ready",
+        "m_exp_valid",
+        "m_exp_qpn",
+        "m_exp_rnr",
+        "now",
+    ]
+    .map(|n| d.output(n));
+    d.set(tick_cycles, 1);
+    d.set(exp_ready, 1);
+    d.set(rnr, 0);
+    d.set(arm, 1);
+    const FIRST: u64 = 600;
+    const N: u64 = 32;
+    // Commands: (QP, ACK code, not before clock).
+    let mut cmds: VecDeque<(u64, u64, u64)> = (0..N).map(|j| (FIRST + j, 0, 0)).collect();
+    let mut c = Checker::new();
+    let mut last_take: Option<u64> = None;
+    let mut planned = false;
+    for cycle in 0..12_000u64 {
+        d.set(reset, u64::from(cycle < 2));
+        let cmd = cmds
+            .front()
+            .copied()
+            .filter(|&(_, _, at)| cycle >= at && cycle >= 2);
+        d.set(valid, u64::from(cmd.is_some()));
+        if let Some((q, k, _)) = cmd {
+            d.set(qpn, q);
+            d.set(code, k);
+        }
+        d.settle().unwrap_or_else(|m| panic!("{m}"));
+        c.ticks.push(d.get(now));
+        if let Some((q, k, _)) = cmd
+            && d.get(cmd_ready) == 1
+        {
+            c.command(cycle, q as usize, Some((false, k as u8)));
+            cmds.pop_front();
+        }
+        if d.get(exp_valid) == 1 {
+            let q = d.get(exp_qpn);
+            c.exps[q as usize].push((cycle, d.get(exp_rnr) == 1));
+            if q == FIRST + N - 1 && last_take.is_none() {
+                last_take = Some(cycle);
+            }
+        }
+        if let Some(x) = last_take
+            && !planned
+            && cmds.is_empty()
+        {
+            // Every row is due again (armed with 1 tick) long before the next sweep reads row
+            // j about `x + 1024 - (N - 1 - j)` (less the clocks from a read to its expiry
+            // taken); re-arm row j at `x + 1024 - (N - 1) - 16 + 2j`, so the command lands at
+            // offsets from about -10 to +20 clocks from the read as j goes.
+            for j in 0..N {
+                cmds.push_back((FIRST + j, 0, cycle + 1));
+            }
+            for j in 0..N {
+                cmds.push_back((FIRST + j, 10, x + 1024 - (N - 1) - 16 + 2 * j));
+            }
+            planned = true;
+        }
+        d.tick();
+    }
+    assert!(planned && cmds.is_empty(), "the re-arms were not all taken");
+    c.check(9);
+    let stuck: Vec<u64> = (FIRST..FIRST + N)
+        .filter(|&q| !c.settled(q as usize))
+        .collect();
+    assert!(stuck.is_empty(), "QPs {stuck:?} lost their new arm");
 }
