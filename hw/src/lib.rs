@@ -38,6 +38,7 @@ pub mod payload_gather;
 pub mod payload_scatter;
 pub mod qp_timers;
 pub mod queue_mgr;
+pub mod ram_clear;
 pub mod raw_rx;
 pub mod raw_tx;
 pub mod recv_wqe;

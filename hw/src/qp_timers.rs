@@ -27,6 +27,7 @@
 use rust_hdl::prelude::*;
 
 use crate::header_fifo::HeaderFifo;
+use crate::ram_clear::RamClear;
 
 /// Bits of a timer row: armed (bit 0), RNR (bit 1), code (bits 2-6), start tick (bits 7-38).
 pub const ROW_BITS: usize = 39;
@@ -71,11 +72,10 @@ pub struct QpTimers<const A: usize> {
 
     mem: RAM<Bits<ROW_BITS>, A>,
     exp: HeaderFifo<32, 3>,
+    clear: RamClear<A>,
 
     pre: DFF<Bits<16>>,
     tick: DFF<Bits<32>>,
-    init: DFF<Bit>,
-    init_idx: DFF<Bits<A>>,
     scan: DFF<Bits<A>>,
     // Stage 1: the RAM's word is for row `i1`.
     v1: DFF<Bit>,
@@ -123,7 +123,6 @@ pub struct QpTimers<const A: usize> {
     k_one32: Constant<Bits<32>>,
     k_one_a: Constant<Bits<A>>,
     k_zero_a: Constant<Bits<A>>,
-    k_last_a: Constant<Bits<A>>,
     /// Fill of the expiry queue at which the scanner may read (room for four in flight).
     k_room: Constant<Bits<8>>,
 }
@@ -150,10 +149,9 @@ impl<const A: usize> Default for QpTimers<A> {
             busy: Default::default(),
             mem: RAM::new(Default::default()),
             exp: Default::default(),
+            clear: Default::default(),
             pre: Default::default(),
             tick: Default::default(),
-            init: Default::default(),
-            init_idx: Default::default(),
             scan: Default::default(),
             v1: Default::default(),
             i1: Default::default(),
@@ -196,7 +194,6 @@ impl<const A: usize> Default for QpTimers<A> {
             k_one32: Constant::new(bits::<32>(1)),
             k_one_a: Constant::new(bits::<A>(1)),
             k_zero_a: Constant::new(bits::<A>(0)),
-            k_last_a: Constant::new(bits::<A>((1 << A) - 1)),
             k_room: Constant::new(bits::<8>(2)),
         }
     }
@@ -206,13 +203,15 @@ impl<const A: usize> Logic for QpTimers<A> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, pre, tick, init, init_idx, scan, v1, i1, s1, vb, ib, sb, rowb, v2, i2, s2,
-            armed2, rnr2, elapsed2, limit2, v3, i3, s3, armed3, rnr3, over3
+            self, clock, pre, tick, scan, v1, i1, s1, vb, ib, sb, rowb, v2, i2, s2, armed2, rnr2,
+            elapsed2, limit2, v3, i3, s3, armed3, rnr3, over3
         );
         self.mem.read_clock.next = self.clock.val();
         self.mem.write_clock.next = self.clock.val();
         self.exp.clock.next = self.clock.val();
         self.exp.reset.next = self.reset.val();
+        self.clear.clock.next = self.clock.val();
+        self.clear.reset.next = self.reset.val();
 
         // ---- The tick.
         self.pre_inc.next = self.pre.q.val() + self.k_one16.val();
@@ -241,8 +240,8 @@ impl<const A: usize> Logic for QpTimers<A> {
         self.exp.m_ready.next = self.m_exp_ready.val();
 
         // ---- Commands.
-        self.s_cmd_ready.next = !self.init.q.val() & !self.fire.val();
-        self.take.next = self.s_cmd_valid.val() & !self.init.q.val() & !self.fire.val();
+        self.s_cmd_ready.next = !self.clear.busy.val() & !self.fire.val();
+        self.take.next = self.s_cmd_valid.val() & self.s_cmd_ready.val();
         self.start_w.next = bit_cast::<ROW_BITS, 32>(self.tick.q.val()) << 7;
         self.code_w.next = bit_cast::<ROW_BITS, 5>(self.s_cmd_code.val()) << 2;
         self.row_in.next = self.start_w.val() | self.code_w.val();
@@ -267,7 +266,7 @@ impl<const A: usize> Logic for QpTimers<A> {
 
         // ---- Stage 0: read the next row while the expiry queue has room for all in flight.
         self.room.next = self.exp.fill.val() <= self.k_room.val();
-        self.issue.next = !self.init.q.val() & self.room.val();
+        self.issue.next = !self.clear.busy.val() & self.room.val();
         self.mem.read_address.next = self.scan.q.val();
         self.scan.d.next = self.scan.q.val();
         if self.issue.val() {
@@ -341,21 +340,13 @@ impl<const A: usize> Logic for QpTimers<A> {
         self.over3.d.next = self.elapsed2.q.val() > self.limit2.q.val();
 
         // ---- Reset: clear every row, one per clock.
-        self.busy.next = self.init.q.val();
-        self.init.d.next = self.init.q.val();
-        self.init_idx.d.next = self.init_idx.q.val();
-        if self.init.q.val() {
-            self.mem.write_address.next = self.init_idx.q.val();
+        self.busy.next = self.clear.busy.val();
+        if self.clear.busy.val() {
+            self.mem.write_address.next = self.clear.addr.val();
             self.mem.write_data.next = 0.into();
             self.mem.write_enable.next = true;
-            self.init_idx.d.next = self.init_idx.q.val() + self.k_one_a.val();
-            if self.init_idx.q.val() == self.k_last_a.val() {
-                self.init.d.next = false;
-            }
         }
         if self.reset.val() {
-            self.init.d.next = true;
-            self.init_idx.d.next = self.k_zero_a.val();
             self.scan.d.next = self.k_zero_a.val();
             self.v1.d.next = false;
             self.vb.d.next = false;

@@ -23,6 +23,8 @@
 
 use rust_hdl::prelude::*;
 
+use crate::ram_clear::RamClear;
+
 #[derive(LogicBlock)]
 pub struct ReqSched<const A: usize> {
     pub clock: Signal<In, Clock>,
@@ -45,6 +47,7 @@ pub struct ReqSched<const A: usize> {
 
     fifo: RAM<Bits<A>, A>,
     sched: RAM<Bit, A>,
+    clear: RamClear<A>,
 
     head: DFF<Bits<A>>,
     tail: DFF<Bits<A>>,
@@ -65,8 +68,6 @@ pub struct ReqSched<const A: usize> {
     last_set_q: DFF<Bits<A>>,
     last_clr: DFF<Bit>,
     last_clr_q: DFF<Bits<A>>,
-    init: DFF<Bit>,
-    init_idx: DFF<Bits<A>>,
 
     scheduled: Signal<Local, Bit>,
     db_push: Signal<Local, Bit>,
@@ -80,7 +81,6 @@ pub struct ReqSched<const A: usize> {
     clr_write: Signal<Local, Bit>,
     k_one_a: Constant<Bits<A>>,
     k_zero_a: Constant<Bits<A>>,
-    k_last_a: Constant<Bits<A>>,
     k_one17: Constant<Bits<17>>,
     k_zero17: Constant<Bits<17>>,
 }
@@ -103,6 +103,7 @@ impl<const A: usize> Default for ReqSched<A> {
             busy: Default::default(),
             fifo: RAM::new(Default::default()),
             sched: RAM::new(Default::default()),
+            clear: Default::default(),
             head: Default::default(),
             tail: Default::default(),
             count: Default::default(),
@@ -122,8 +123,6 @@ impl<const A: usize> Default for ReqSched<A> {
             last_set_q: Default::default(),
             last_clr: Default::default(),
             last_clr_q: Default::default(),
-            init: Default::default(),
-            init_idx: Default::default(),
             scheduled: Default::default(),
             db_push: Default::default(),
             hold_push: Default::default(),
@@ -136,7 +135,6 @@ impl<const A: usize> Default for ReqSched<A> {
             clr_write: Default::default(),
             k_one_a: Constant::new(bits::<A>(1)),
             k_zero_a: Constant::new(bits::<A>(0)),
-            k_last_a: Constant::new(bits::<A>((1 << A) - 1)),
             k_one17: Constant::new(bits::<17>(1)),
             k_zero17: Constant::new(bits::<17>(0)),
         }
@@ -149,16 +147,18 @@ impl<const A: usize> Logic for ReqSched<A> {
         dff_setup!(
             self, clock, head, tail, count, rd_pend, out_valid, out_q, serv, serv_q, rang,
             hold_valid, hold_q, clr_valid, clr_q, d1_valid, d1_q, last_set, last_set_q, last_clr,
-            last_clr_q, init, init_idx
+            last_clr_q
         );
         self.fifo.read_clock.next = self.clock.val();
         self.fifo.write_clock.next = self.clock.val();
         self.sched.read_clock.next = self.clock.val();
         self.sched.write_clock.next = self.clock.val();
+        self.clear.clock.next = self.clock.val();
+        self.clear.reset.next = self.reset.val();
 
         // ---- Doorbell, clock 0: read the QP's scheduled bit.
         self.sched.read_address.next = self.db_queue.val();
-        self.d1_valid.d.next = self.db_valid.val() & !self.init.q.val();
+        self.d1_valid.d.next = self.db_valid.val() & !self.clear.busy.val();
         self.d1_q.d.next = self.db_queue.val();
 
         // ---- Doorbell, clock 1: the bit, with the writes the RAM did not show forwarded.
@@ -181,10 +181,7 @@ impl<const A: usize> Logic for ReqSched<A> {
         // ---- The turn's end.
         self.s_done_ready.next =
             self.serv.q.val() & !self.hold_valid.q.val() & !self.clr_valid.q.val();
-        self.done.next = self.s_done_valid.val()
-            & self.serv.q.val()
-            & !self.hold_valid.q.val()
-            & !self.clr_valid.q.val();
+        self.done.next = self.s_done_valid.val() & self.s_done_ready.val();
         self.requeue.next = self.s_done_more.val() | self.rang.q.val() | self.db_serving.val();
 
         // ---- FIFO writes: a doorbell's push first, then a QP returning from its turn.
@@ -279,21 +276,13 @@ impl<const A: usize> Logic for ReqSched<A> {
         self.serving.next = self.serv.q.val();
 
         // ---- Reset: clear every scheduled bit, one per clock.
-        self.busy.next = self.init.q.val();
-        self.init.d.next = self.init.q.val();
-        self.init_idx.d.next = self.init_idx.q.val();
-        if self.init.q.val() {
-            self.sched.write_address.next = self.init_idx.q.val();
+        self.busy.next = self.clear.busy.val();
+        if self.clear.busy.val() {
+            self.sched.write_address.next = self.clear.addr.val();
             self.sched.write_data.next = false;
             self.sched.write_enable.next = true;
-            self.init_idx.d.next = self.init_idx.q.val() + self.k_one_a.val();
-            if self.init_idx.q.val() == self.k_last_a.val() {
-                self.init.d.next = false;
-            }
         }
         if self.reset.val() {
-            self.init.d.next = true;
-            self.init_idx.d.next = self.k_zero_a.val();
             self.head.d.next = self.k_zero_a.val();
             self.tail.d.next = self.k_zero_a.val();
             self.count.d.next = self.k_zero17.val();

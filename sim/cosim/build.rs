@@ -177,6 +177,7 @@ fn main() {
     println!("cargo:rerun-if-changed=build.rs");
     println!("cargo:rerun-if-env-changed=VERILATOR");
     println!("cargo:rerun-if-env-changed=CXX");
+    println!("cargo:rerun-if-env-changed=CXXFLAGS");
     let verilator = std::env::var("VERILATOR").unwrap_or_else(|_| "verilator".into());
     let version = match Command::new(&verilator).arg("--version").output() {
         Ok(o) if o.status.success() => String::from_utf8_lossy(&o.stdout).into_owned(),
@@ -208,6 +209,7 @@ fn main() {
     key.add(&version);
     key.add(&root);
     key.add(&compiler.path().display().to_string());
+    key.add(&std::env::var("CXXFLAGS").unwrap_or_default());
     key.add(&std::env::var("TARGET").unwrap_or_default());
     for (name, verilog) in &tops {
         key.add(name);

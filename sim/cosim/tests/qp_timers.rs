@@ -14,12 +14,51 @@ use std::collections::VecDeque;
 
 use rnic_cosim::axis::Rng;
 use rnic_cosim::ports::{PortDut, PortLockStep, VerilatedPorts};
-use rnic_hw::qp_timers::{QpTimers, RNR_TICKS};
+use rnic_hw::qp_timers::{QpTimers, RNR_TICKS, SCAN_LATENCY};
 use rnic_transport::RNR_TIMER_NS;
 
 const QPS: u64 = 1024;
 /// Clocks from a row's read to its expiry queued, and through the queue's registers.
-const PIPE: u64 = 10;
+const PIPE: u64 = SCAN_LATENCY as u64 + 3;
+
+/// The timers' ports, by index.
+struct Io {
+    reset: usize,
+    tick_cycles: usize,
+    valid: usize,
+    qpn: usize,
+    arm: usize,
+    rnr: usize,
+    code: usize,
+    exp_ready: usize,
+    cmd_ready: usize,
+    exp_valid: usize,
+    exp_qpn: usize,
+    exp_rnr: usize,
+    now: usize,
+    busy: usize,
+}
+
+impl Io {
+    fn of(d: &impl PortDut) -> Self {
+        Io {
+            reset: d.input("reset"),
+            tick_cycles: d.input("tick_cycles"),
+            valid: d.input("s_cmd_valid"),
+            qpn: d.input("s_cmd_qpn"),
+            arm: d.input("s_cmd_arm"),
+            rnr: d.input("s_cmd_rnr"),
+            code: d.input("s_cmd_code"),
+            exp_ready: d.input("m_exp_ready"),
+            cmd_ready: d.output("s_cmd_ready"),
+            exp_valid: d.output("m_exp_valid"),
+            exp_qpn: d.output("m_exp_qpn"),
+            exp_rnr: d.output("m_exp_rnr"),
+            now: d.output("now"),
+            busy: d.output("busy"),
+        }
+    }
+}
 
 /// One arm of one QP, as the checker saw it.
 #[derive(Clone, Debug)]
@@ -154,26 +193,22 @@ fn random_commands_keep_the_contract_in_lock_step() {
     for seed in 1..=3u64 {
         let mut d = PortLockStep::new(QpTimers::<10>::default(), "qp_timers", seed).unwrap();
         let mut rng = Rng::new(seed);
-        let [reset, tick_cycles, valid, qpn, arm, rnr, code, exp_ready] = [
-            "reset",
-            "tick_cycles",
-            "s_cmd_valid",
-            "s_cmd_qpn",
-            "s_cmd_arm",
-            "s_cmd_rnr",
-            "s_cmd_code",
-            "m_exp_ready",
-        ]
-        .map(|n| d.input(n));
-        let [cmd_ready, exp_valid, exp_qpn, exp_rnr, now, busy] = [
-            "s_cmd_ready",
-            "m_exp_valid",
-            "m_exp_qpn",
-            "m_exp_rnr",
-            "now",
-            "busy",
-        ]
-        .map(|n| d.output(n));
+        let Io {
+            reset,
+            tick_cycles,
+            valid,
+            qpn,
+            arm,
+            rnr,
+            code,
+            exp_ready,
+            cmd_ready,
+            exp_valid,
+            exp_qpn,
+            exp_rnr,
+            now,
+            busy,
+        } = Io::of(&d);
         let t = 1 + seed % 3;
         d.set(tick_cycles, t);
         // A few QPs at the table's ends and anywhere, so rows are hit often.
@@ -264,19 +299,21 @@ fn timers_fire_after_the_models_deadlines_at_125_mhz() {
     const TICK: u64 = 512;
     let mut d = VerilatedPorts::of::<QpTimers<10>>("qp_timers").unwrap();
     let mut rng = Rng::new(7);
-    let [reset, tick_cycles, valid, qpn, arm, rnr, code, exp_ready] = [
-        "reset",
-        "tick_cycles",
-        "s_cmd_valid",
-        "s_cmd_qpn",
-        "s_cmd_arm",
-        "s_cmd_rnr",
-        "s_cmd_code",
-        "m_exp_ready",
-    ]
-    .map(|n| d.input(n));
-    let [cmd_ready, exp_valid, exp_qpn, exp_rnr] =
-        ["s_cmd_ready", "m_exp_valid", "m_exp_qpn", "m_exp_rnr"].map(|n| d.output(n));
+    let Io {
+        reset,
+        tick_cycles,
+        valid,
+        qpn,
+        arm,
+        rnr,
+        code,
+        exp_ready,
+        cmd_ready,
+        exp_valid,
+        exp_qpn,
+        exp_rnr,
+        ..
+    } = Io::of(&d);
     d.set(tick_cycles, TICK);
     d.set(exp_ready, 1);
     // Every ACK timeout up to 2^8 ticks and every RNR code up to 15 (1.92 ms), each on its own
@@ -348,25 +385,22 @@ fn timers_fire_after_the_models_deadlines_at_125_mhz() {
 #[test]
 fn a_row_re_armed_as_the_scanner_reads_it_keeps_its_new_arm() {
     let mut d = PortLockStep::new(QpTimers::<10>::default(), "qp_timers", 9).unwrap();
-    let [reset, tick_cycles, valid, qpn, arm, rnr, code, exp_ready] = [
-        "reset",
-        "tick_cycles",
-        "s_cmd_valid",
-        "s_cmd_qpn",
-        "s_cmd_arm",
-        "s_cmd_rnr",
-        "s_cmd_code",
-        "m_exp_ready",
-    ]
-    .map(|n| d.input(n));
-    let [cmd_ready, exp_valid, exp_qpn, exp_rnr, now] = [
-        "s_cmd_ready",
-        "m_exp_valid",
-        "m_exp_qpn",
-        "m_exp_rnr",
-        "now",
-    ]
-    .map(|n| d.output(n));
+    let Io {
+        reset,
+        tick_cycles,
+        valid,
+        qpn,
+        arm,
+        rnr,
+        code,
+        exp_ready,
+        cmd_ready,
+        exp_valid,
+        exp_qpn,
+        exp_rnr,
+        now,
+        ..
+    } = Io::of(&d);
     d.set(tick_cycles, 1);
     d.set(exp_ready, 1);
     d.set(rnr, 0);
