@@ -13,17 +13,17 @@
 //! three entries never does), and the entries' total length. Nothing here changes the
 //! ring: the caller decides when the request is used up.
 //!
-//! The request's eight beats land in registers, so every beat is taken as it comes and the DMA
-//! port's shared read data channel never waits on this engine.
+//! The request is read by [`crate::slot_read`]; its eight beats land in registers as they
+//! come, and its entries are checked one after another by [`crate::sge_check`].
 
 use rust_hdl::prelude::*;
 
-use crate::resp_check::MrFields;
 use crate::row_table::MR_BITS;
+use crate::sge_check::SgeCheck;
+use crate::slot_read::SlotRead;
 
-/// Bytes of a receive request, and its log2.
+/// Bytes of a receive request.
 pub const WQE_BYTES: u64 = rnic_regmap::desc::RECV_WQE.size as u64;
-pub const WQE_LOG: u64 = WQE_BYTES.trailing_zeros() as u64;
 
 #[derive(LogicBlock)]
 pub struct RecvWqe<const A: usize, const Q: usize> {
@@ -74,13 +74,12 @@ pub struct RecvWqe<const A: usize, const Q: usize> {
     pub m_ok: Signal<Out, Bit>,
     pub m_total: Signal<Out, Bits<34>>,
 
-    mr: MrFields,
-    // 0 IDLE, 1 LOOK, 2 GOT, 3 RD_REQ, 4 RD_DATA, 5 MR_LOOK, 6 MR_GOT, 7 SUMS, 8 TESTS, 9 OUT.
-    st: DFF<Bits<4>>,
-    ring: DFF<Bits<Q>>,
+    slot: SlotRead<Q>,
+    chk: SgeCheck<A>,
+    // 0 IDLE, 1 READ, 2 ENTRY (its lookup), 3 CHECK (three clocks, the entry's answer in the
+    // last), 4 OUT.
+    st: DFF<Bits<3>>,
     pd: DFF<Bits<16>>,
-    addr: DFF<Bits<64>>,
-    cons: DFF<Bits<16>>,
     empty: DFF<Bit>,
     derr: DFF<Bit>,
     /// The request's beats, shifted in (beat 0 ends in `w0`).
@@ -96,13 +95,6 @@ pub struct RecvWqe<const A: usize, const Q: usize> {
     /// shift down by two beats per entry); the results shift in from the top.
     left: DFF<Bits<2>>,
     nsge: DFF<Bits<8>>,
-    row: DFF<Bits<MR_BITS>>,
-    x_end: DFF<Bits<65>>,
-    x_mend: DFF<Bits<65>>,
-    x_off: DFF<Bits<64>>,
-    x_below: DFF<Bit>,
-    x_key_ok: DFF<Bit>,
-    x_used: DFF<Bit>,
     r_addr0: DFF<Bits<64>>,
     r_addr1: DFF<Bits<64>>,
     r_addr2: DFF<Bits<64>>,
@@ -112,21 +104,12 @@ pub struct RecvWqe<const A: usize, const Q: usize> {
     ok: DFF<Bit>,
     total: DFF<Bits<34>>,
 
-    size32: Signal<Local, Bits<32>>,
-    mask: Signal<Local, Bits<16>>,
-    e_addr: Signal<Local, Bits<64>>,
     e_len: Signal<Local, Bits<32>>,
-    e_key: Signal<Local, Bits<32>>,
-    e_pass: Signal<Local, Bit>,
-    k_one16: Constant<Bits<16>>,
-    k_one32: Constant<Bits<32>>,
+    used: Signal<Local, Bit>,
     k_one2: Constant<Bits<2>>,
     k_three2: Constant<Bits<2>>,
     k_three8: Constant<Bits<8>>,
-    k_wqe_len: Constant<Bits<16>>,
-    k_wqe_log: Constant<Bits<64>>,
     k_zero64: Constant<Bits<64>>,
-    k_key_hi: Constant<Bits<32>>,
 }
 
 impl<const A: usize, const Q: usize> Default for RecvWqe<A, Q> {
@@ -173,12 +156,10 @@ impl<const A: usize, const Q: usize> Default for RecvWqe<A, Q> {
             m_len2: Default::default(),
             m_ok: Default::default(),
             m_total: Default::default(),
-            mr: Default::default(),
+            slot: SlotRead::new(WQE_BYTES),
+            chk: Default::default(),
             st: Default::default(),
-            ring: Default::default(),
             pd: Default::default(),
-            addr: Default::default(),
-            cons: Default::default(),
             empty: Default::default(),
             derr: Default::default(),
             w0: Default::default(),
@@ -191,13 +172,6 @@ impl<const A: usize, const Q: usize> Default for RecvWqe<A, Q> {
             w7: Default::default(),
             left: Default::default(),
             nsge: Default::default(),
-            row: Default::default(),
-            x_end: Default::default(),
-            x_mend: Default::default(),
-            x_off: Default::default(),
-            x_below: Default::default(),
-            x_key_ok: Default::default(),
-            x_used: Default::default(),
             r_addr0: Default::default(),
             r_addr1: Default::default(),
             r_addr2: Default::default(),
@@ -206,22 +180,12 @@ impl<const A: usize, const Q: usize> Default for RecvWqe<A, Q> {
             r_len2: Default::default(),
             ok: Default::default(),
             total: Default::default(),
-            size32: Default::default(),
-            mask: Default::default(),
-            e_addr: Default::default(),
             e_len: Default::default(),
-            e_key: Default::default(),
-            e_pass: Default::default(),
-            k_one16: Constant::new(bits::<16>(1)),
-            k_one32: Constant::new(bits::<32>(1)),
+            used: Default::default(),
             k_one2: Constant::new(bits::<2>(1)),
             k_three2: Constant::new(bits::<2>(3)),
             k_three8: Constant::new(bits::<8>(3)),
-            k_wqe_len: Constant::new(bits::<16>(WQE_BYTES)),
-            k_wqe_log: Constant::new(bits::<64>(WQE_LOG)),
             k_zero64: Constant::new(bits::<64>(0)),
-            // Key bits above the index and tag: a key past the table names no row.
-            k_key_hi: Constant::new(bits::<32>((0xFFFF_FFFFu64 >> (A + 8)) << (A + 8))),
         }
     }
 }
@@ -230,23 +194,43 @@ impl<const A: usize, const Q: usize> Logic for RecvWqe<A, Q> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, st, ring, pd, addr, cons, empty, derr, w0, w1, w2, w3, w4, w5, w6, w7,
-            left, nsge, row, x_end, x_mend, x_off, x_below, x_key_ok, x_used, r_addr0, r_addr1,
-            r_addr2, r_len0, r_len1, r_len2, ok, total
+            self, clock, st, pd, empty, derr, w0, w1, w2, w3, w4, w5, w6, w7, left, nsge, r_addr0,
+            r_addr1, r_addr2, r_len0, r_len1, r_len2, ok, total
         );
-        self.mr.word.next = self.row.q.val();
+        self.slot.clock.next = self.clock.val();
+        self.slot.reset.next = self.reset.val();
+        self.chk.clock.next = self.clock.val();
+        self.chk.reset.next = self.reset.val();
+
+        // The ring's slot at its consumer.
+        self.slot.s_valid.next = false;
+        self.slot.s_ring.next = self.s_req_ring.val();
+        self.slot.s_index.next = 0.into();
+        self.slot.s_at_cons.next = true;
+        self.look_valid.next = self.slot.look_valid.val();
+        self.slot.look_ready.next = self.look_ready.val();
+        self.look_queue.next = self.slot.look_queue.val();
+        self.slot.got_valid.next = self.got_valid.val();
+        self.slot.got_base.next = self.got_base.val();
+        self.slot.got_size.next = self.got_size.val();
+        self.slot.got_prod.next = self.got_prod.val();
+        self.slot.got_cons.next = self.got_cons.val();
+        self.m_dma_rd_req_valid.next = self.slot.m_dma_rd_req_valid.val();
+        self.slot.m_dma_rd_req_ready.next = self.m_dma_rd_req_ready.val();
+        self.m_dma_rd_req_addr.next = self.slot.m_dma_rd_req_addr.val();
+        self.m_dma_rd_req_len.next = self.slot.m_dma_rd_req_len.val();
+        self.slot.m_dma_rd_data_valid.next = self.m_dma_rd_data_valid.val();
+        self.m_dma_rd_data_ready.next = self.slot.m_dma_rd_data_ready.val();
+        self.slot.m_dma_rd_data.next = self.m_dma_rd_data.val();
+        self.slot.m_dma_rd_data_last.next = self.m_dma_rd_data_last.val();
+        self.slot.m_dma_rd_data_err.next = self.m_dma_rd_data_err.val();
+
         self.s_req_ready.next = false;
-        self.look_valid.next = false;
-        self.look_queue.next = self.ring.q.val();
-        self.m_dma_rd_req_valid.next = false;
-        self.m_dma_rd_req_addr.next = self.addr.q.val();
-        self.m_dma_rd_req_len.next = self.k_wqe_len.val();
-        self.m_dma_rd_data_ready.next = false;
         self.m_valid.next = false;
         self.m_empty.next = self.empty.q.val();
         self.m_dma_err.next = self.derr.q.val();
         self.m_wr_id.next = self.w0.q.val();
-        self.m_index.next = self.cons.q.val();
+        self.m_index.next = self.slot.m_index.val();
         self.m_addr0.next = self.r_addr0.q.val();
         self.m_len0.next = self.r_len0.q.val();
         self.m_addr1.next = self.r_addr1.q.val();
@@ -257,19 +241,22 @@ impl<const A: usize, const Q: usize> Logic for RecvWqe<A, Q> {
         self.m_total.next = self.total.q.val();
 
         // The current entry (recv_wqe: ADDR at +0, LENGTH at +8, LKEY at +12).
-        self.e_addr.next = self.w2.q.val();
         self.e_len.next = self.w3.q.val().get_bits::<32>(0);
-        self.e_key.next = self.w3.q.val().get_bits::<32>(32);
-        self.mr_look_valid.next = false;
-        self.mr_look_row.next = self.e_key.val().get_bits::<A>(8);
-
-        self.size32.next = self.k_one32.val() << self.got_size.val().get_bits::<5>(0);
-        self.mask.next = self.size32.val().get_bits::<16>(0) - self.k_one16.val();
+        self.chk.s_valid.next = false;
+        self.chk.s_addr.next = self.w2.q.val();
+        self.chk.s_len.next = self.e_len.val();
+        self.chk.s_key.next = self.w3.q.val().get_bits::<32>(32);
+        self.chk.s_pd.next = self.pd.q.val();
+        self.chk.s_write.next = true;
+        self.mr_look_valid.next = self.chk.mr_look_valid.val();
+        self.chk.mr_look_ready.next = self.mr_look_ready.val();
+        self.mr_look_row.next = self.chk.mr_look_row.val();
+        self.chk.mr_got_data.next = self.mr_got_data.val();
 
         if self.st.q.val() == 0 {
-            self.s_req_ready.next = true;
-            if self.s_req_valid.val() {
-                self.ring.d.next = self.s_req_ring.val();
+            self.s_req_ready.next = self.slot.s_ready.val();
+            self.slot.s_valid.next = self.s_req_valid.val();
+            if self.s_req_valid.val() & self.slot.s_ready.val() {
                 self.pd.d.next = self.s_req_pd.val();
                 self.empty.d.next = false;
                 self.derr.d.next = false;
@@ -279,33 +266,8 @@ impl<const A: usize, const Q: usize> Logic for RecvWqe<A, Q> {
             }
         }
         if self.st.q.val() == 1 {
-            self.look_valid.next = true;
-            if self.look_ready.val() {
-                self.st.d.next = 2.into();
-            }
-        }
-        if (self.st.q.val() == 2) & self.got_valid.val() {
-            self.cons.d.next = self.got_cons.val();
-            self.addr.d.next = self.got_base.val()
-                + (bit_cast::<64, 16>(self.got_cons.val() & self.mask.val())
-                    << self.k_wqe_log.val());
-            self.st.d.next = 3.into();
-            // Disabled (SIZE.ENABLE, bit 8) or empty.
-            if !self.got_size.val().get_bit(8) | (self.got_prod.val() == self.got_cons.val()) {
-                self.empty.d.next = true;
-                self.st.d.next = 9.into();
-            }
-        }
-        if self.st.q.val() == 3 {
-            self.m_dma_rd_req_valid.next = true;
-            if self.m_dma_rd_req_ready.val() {
-                self.st.d.next = 4.into();
-            }
-        }
-        if self.st.q.val() == 4 {
-            self.m_dma_rd_data_ready.next = true;
-            if self.m_dma_rd_data_valid.val() {
-                self.w7.d.next = self.m_dma_rd_data.val();
+            if self.slot.m_beat_valid.val() {
+                self.w7.d.next = self.slot.m_beat.val();
                 self.w6.d.next = self.w7.q.val();
                 self.w5.d.next = self.w6.q.val();
                 self.w4.d.next = self.w5.q.val();
@@ -313,17 +275,21 @@ impl<const A: usize, const Q: usize> Logic for RecvWqe<A, Q> {
                 self.w2.d.next = self.w3.q.val();
                 self.w1.d.next = self.w2.q.val();
                 self.w0.d.next = self.w1.q.val();
-                if self.m_dma_rd_data_err.val() {
+                if self.slot.m_beat_err.val() {
                     self.derr.d.next = true;
                 }
-                if self.m_dma_rd_data_last.val() {
-                    self.left.d.next = self.k_three2.val();
-                    self.st.d.next = 5.into();
+            }
+            if self.slot.m_done.val() {
+                self.left.d.next = self.k_three2.val();
+                self.st.d.next = 2.into();
+                if self.slot.m_empty.val() {
+                    self.empty.d.next = true;
+                    self.st.d.next = 4.into();
                 }
             }
         }
         // The entries: NUM_SGE is beat 1's low byte (captured once the beats are in).
-        if self.st.q.val() == 5 {
+        if self.st.q.val() == 2 {
             if self.left.q.val() == 3 {
                 self.nsge.d.next = self.w1.q.val().get_bits::<8>(0);
                 if self.w1.q.val().get_bits::<8>(0) > self.k_three8.val() {
@@ -331,41 +297,19 @@ impl<const A: usize, const Q: usize> Logic for RecvWqe<A, Q> {
                 }
             }
             if self.derr.q.val() {
-                self.st.d.next = 9.into();
+                self.st.d.next = 4.into();
             } else {
-                self.mr_look_valid.next = true;
-                if self.mr_look_ready.val() {
-                    self.st.d.next = 6.into();
+                self.chk.s_valid.next = true;
+                if self.chk.s_ready.val() {
+                    self.st.d.next = 3.into();
                 }
             }
         }
-        if self.st.q.val() == 6 {
-            self.row.d.next = self.mr_got_data.val();
-            self.st.d.next = 7.into();
-        }
-        // Sums and compares at 65 bits, so that an overflowing range is out of bounds.
-        if self.st.q.val() == 7 {
-            self.x_end.d.next =
-                bit_cast::<65, 64>(self.e_addr.val()) + bit_cast::<65, 32>(self.e_len.val());
-            self.x_mend.d.next =
-                bit_cast::<65, 64>(self.mr.va.val()) + bit_cast::<65, 64>(self.mr.length.val());
-            self.x_off.d.next = self.e_addr.val() - self.mr.va.val();
-            self.x_below.d.next = self.e_addr.val() < self.mr.va.val();
-            self.x_key_ok.d.next = self.mr.valid.val().any()
-                & (self.mr.tag.val() == self.e_key.val().get_bits::<8>(0))
-                & !(self.e_key.val() & self.k_key_hi.val()).any()
-                & (self.mr.pd.val() == self.pd.q.val())
-                & self.mr.access.val().get_bit(0);
-            // Entry 3 - left (0, 1, 2) is used when it is below NUM_SGE.
-            self.x_used.d.next = ((self.left.q.val() == 3) & self.nsge.q.val().any())
-                | ((self.left.q.val() == 2) & (self.nsge.q.val() > 1))
-                | ((self.left.q.val() == 1) & (self.nsge.q.val() > 2));
-            self.st.d.next = 8.into();
-        }
-        self.e_pass.next = self.x_key_ok.q.val()
-            & !self.x_below.q.val()
-            & (self.x_end.q.val() <= self.x_mend.q.val());
-        if self.st.q.val() == 8 {
+        // Entry 3 - left (0, 1, 2) is used when it is below NUM_SGE.
+        self.used.next = ((self.left.q.val() == 3) & self.nsge.q.val().any())
+            | ((self.left.q.val() == 2) & (self.nsge.q.val() > 1))
+            | ((self.left.q.val() == 1) & (self.nsge.q.val() > 2));
+        if (self.st.q.val() == 3) & self.chk.m_valid.val() {
             // The results shift in from the top; the beats shift down one entry.
             self.r_addr0.d.next = self.r_addr1.q.val();
             self.r_addr1.d.next = self.r_addr2.q.val();
@@ -373,11 +317,11 @@ impl<const A: usize, const Q: usize> Logic for RecvWqe<A, Q> {
             self.r_len1.d.next = self.r_len2.q.val();
             self.r_addr2.d.next = self.k_zero64.val();
             self.r_len2.d.next = 0.into();
-            if self.x_used.q.val() {
-                self.r_addr2.d.next = self.mr.base.val() + self.x_off.q.val();
+            if self.used.val() {
+                self.r_addr2.d.next = self.chk.m_dev_addr.val();
                 self.r_len2.d.next = self.e_len.val();
                 self.total.d.next = self.total.q.val() + bit_cast::<34, 32>(self.e_len.val());
-                if !self.e_pass.val() {
+                if !self.chk.m_pass.val() {
                     self.ok.d.next = false;
                 }
             }
@@ -386,12 +330,12 @@ impl<const A: usize, const Q: usize> Logic for RecvWqe<A, Q> {
             self.w4.d.next = self.w6.q.val();
             self.w5.d.next = self.w7.q.val();
             self.left.d.next = self.left.q.val() - self.k_one2.val();
-            self.st.d.next = 5.into();
+            self.st.d.next = 2.into();
             if self.left.q.val() == 1 {
-                self.st.d.next = 9.into();
+                self.st.d.next = 4.into();
             }
         }
-        if self.st.q.val() == 9 {
+        if self.st.q.val() == 4 {
             self.m_valid.next = true;
             if self.m_ready.val() {
                 self.st.d.next = 0.into();

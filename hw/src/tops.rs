@@ -190,6 +190,11 @@ pub const TOPS: &[Top] = &[
         name: "recv_wqe",
         verilog: || verilog_of(crate::recv_wqe::RecvWqe::<6, 2>::default()),
     },
+    // The send request at the requester's index, its entries checked (64 region rows, 4 rings).
+    Top {
+        name: "send_wqe",
+        verilog: || verilog_of(crate::send_wqe::SendWqe::<6, 2>::default()),
+    },
     // The responder with 64 QP and region rows, and the 25F variant's 1024-word READ FIFO (so
     // that size runs in lock-step; `responder_path` has 2048 words).
     Top {

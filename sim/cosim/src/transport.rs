@@ -817,6 +817,55 @@ hdl_ports!(rnic_hw::recv_wqe::RecvWqe<6, 2> {
     ],
 });
 
+hdl_ports!(rnic_hw::send_wqe::SendWqe<6, 2> {
+    inputs: [
+        reset,
+        s_req_valid,
+        s_req_ring,
+        s_req_index,
+        s_req_pd,
+        look_ready,
+        got_valid,
+        got_base,
+        got_size,
+        got_prod,
+        m_dma_rd_req_ready,
+        m_dma_rd_data_valid,
+        m_dma_rd_data,
+        m_dma_rd_data_last,
+        m_dma_rd_data_err,
+        mr_look_ready,
+        mr_got_data,
+        m_ready,
+    ],
+    outputs: [
+        s_req_ready,
+        look_valid,
+        look_queue,
+        m_dma_rd_req_valid,
+        m_dma_rd_req_addr,
+        m_dma_rd_req_len,
+        m_dma_rd_data_ready,
+        mr_look_valid,
+        mr_look_row,
+        m_valid,
+        m_empty,
+        m_dma_err,
+        m_index,
+        m_wqe,
+        m_addr0,
+        m_len0,
+        m_addr1,
+        m_len1,
+        m_addr2,
+        m_len2,
+        m_addr3,
+        m_len3,
+        m_ok,
+        m_total,
+    ],
+});
+
 /// The responder's ports, for each size that has a top.
 macro_rules! responder_ports {
     ($($t:ty),*) => {$(
