@@ -44,6 +44,7 @@ pub mod raw_tx;
 pub mod recv_wqe;
 pub mod req_sched;
 pub mod req_segment;
+pub mod requester;
 pub mod reset_sync;
 pub mod resp_check;
 pub mod responder;

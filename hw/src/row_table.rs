@@ -12,7 +12,7 @@
 //! Block RAM keeps its contents through resets: the driver writes every row it uses.
 
 use rnic_regmap::desc::{
-    COMP_STATE, Format, MR_ENTRY, QP_ATTR, RESP_RESOURCE, RESP_STATE, packed_bits,
+    COMP_STATE, Format, MR_ENTRY, QP_ATTR, REQ_STATE, RESP_RESOURCE, RESP_STATE, packed_bits,
 };
 use rust_hdl::prelude::*;
 
@@ -24,6 +24,9 @@ pub const QP_BITS: usize = packed_bits(QP_ATTR.fields);
 pub const RS_BITS: usize = packed_bits(RESP_STATE.fields);
 /// Bits of a responder resource slot (`desc::RESP_RESOURCE`).
 pub const RR_BITS: usize = packed_bits(RESP_RESOURCE.fields);
+
+/// Bits of a requester state row (`desc::REQ_STATE`).
+pub const RQ_BITS: usize = packed_bits(REQ_STATE.fields);
 
 /// Bits of a completer state row (`desc::COMP_STATE`).
 pub const CS_BITS: usize = packed_bits(COMP_STATE.fields);
@@ -56,6 +59,11 @@ pub fn rs_offset_of(name: &str) -> Option<(usize, usize)> {
 /// A field of a completer state row.
 pub fn cs_offset_of(name: &str) -> Option<(usize, usize)> {
     row_offset_of(&COMP_STATE, name)
+}
+
+/// A field of a requester state row.
+pub fn rq_offset_of(name: &str) -> Option<(usize, usize)> {
+    row_offset_of(&REQ_STATE, name)
 }
 
 /// `(offset, width)` of field `name` in a responder resource slot.

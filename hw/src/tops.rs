@@ -195,6 +195,11 @@ pub const TOPS: &[Top] = &[
         name: "send_wqe",
         verilog: || verilog_of(crate::send_wqe::SendWqe::<6, 2>::default()),
     },
+    // The requester: one packet per turn, 64 QP and region rows, a 1024-word payload FIFO.
+    Top {
+        name: "requester",
+        verilog: || verilog_of(crate::requester::Requester::<6, 10>::default()),
+    },
     // The responder with 64 QP and region rows, and the 25F variant's 1024-word READ FIFO (so
     // that size runs in lock-step; `responder_path` has 2048 words).
     Top {

@@ -506,6 +506,47 @@ pub const COMP_STATE: Format = Format {
     doc: "a row of the completer state table (31 bits, packed from bit 0): the ACK path's part of a QP's context, written by the completer as it decides each response (`comp_check`)",
 };
 
+const REQ_FIELDS: [DescField; 9] = packed([
+    ("NEXT_PSN", 24, "the PSN the next request started takes"),
+    (
+        "NSTART",
+        16,
+        "the send ring index of the next request to start: those before it (from the consumer) have their PSNs",
+    ),
+    ("CUR", 16, "the send ring index of the request being sent"),
+    (
+        "CUR_FIRST",
+        24,
+        "the first PSN of the request at CUR once started",
+    ),
+    ("PKT", 24, "the packet of the request at CUR to send next"),
+    ("NOACK", 8, "packets sent since the last with AckReq"),
+    (
+        "PASSED",
+        4,
+        "READs and atomics CUR has moved past (mod 16): less the completer's count, those outstanding",
+    ),
+    (
+        "SEEN_REWINDS",
+        4,
+        "the completer's rewind count (mod 16) this row has followed",
+    ),
+    (
+        "SENT_UPTO",
+        24,
+        "one past the highest PSN sent: a packet below it is a retransmission",
+    ),
+]);
+
+/// A row of the requester state table.
+pub const REQ_STATE: Format = Format {
+    name: "req_state",
+    size: 32,
+    fields: &REQ_FIELDS,
+    sge: None,
+    doc: "a row of the requester state table (144 bits, packed from bit 0): the send engine's part of a QP's context, written by the requester",
+};
+
 pub const FORMATS: &[Format] = &[
     SGE,
     SEND_WQE,
@@ -520,6 +561,7 @@ pub const FORMATS: &[Format] = &[
     RESP_STATE,
     RESP_RESOURCE,
     COMP_STATE,
+    REQ_STATE,
 ];
 
 impl Format {
