@@ -50,6 +50,9 @@ pub enum What {
     /// The hardware responder's WRITE path under Verilator: bytes per cycle into host memory
     /// at path MTU 1024 and 4096, and a small WRITE's ACK latency in cycles.
     Responder,
+    /// The hardware requester under Verilator: payload bytes per cycle of 64 KiB WRITEs at
+    /// path MTU 1024 and 4096, cycles per 64-byte SEND and per 64 KiB READ request.
+    Requester,
     /// Simulation speed of the packet layer's tops (ICRC engine, receive parser, transmit
     /// builder, packet loopback): Verilator and rust-hdl cycles per second and their ratio;
     /// the last line is `top=packet_loopback verilator_cps=X rusthdl_cps=Y ratio=Z`.
@@ -77,6 +80,9 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode> {
     }
     if matches!(args.what, What::All | What::Responder) {
         crate::responder_bench::bench_responder()?;
+    }
+    if matches!(args.what, What::All | What::Requester) {
+        crate::requester_bench::bench_requester()?;
     }
     if matches!(args.what, What::All | What::Sim) {
         crate::bench_sim::bench_sim()?;

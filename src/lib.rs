@@ -11,6 +11,7 @@ pub mod qemu_cli;
 pub mod raw_cli;
 pub mod regs_cli;
 pub mod replay_cli;
+pub mod requester_bench;
 pub mod responder_bench;
 pub mod sim;
 pub mod summary;

@@ -35,6 +35,7 @@ pub mod raw;
 pub mod rawsock;
 pub mod registers;
 pub mod replay_hw;
+pub mod requester_sim;
 pub mod responder_sim;
 mod ring;
 pub mod tables;

@@ -1,5 +1,5 @@
-//! The RC requester: one packet per turn of the scheduler ([`crate::req_sched`]), as the
-//! transport model's requester (`requester::run`) sends it. For the QP `q` of a turn:
+//! The RC requester: packets of a QP's requests in turns of the scheduler ([`crate::req_sched`]),
+//! as the transport model's requester (`requester::run`) sends them. For the QP `q` of a turn:
 //!
 //! 1. its attribute row (`qp_look_*`), the completer's view of it (`cv_look_*`: the oldest
 //!    unacknowledged PSN, the send ring's consumer, the first PSN of the request there, READs
@@ -26,7 +26,11 @@
 //! 6. the row written back: the next packet, or the next request after the last, AckReq's
 //!    count, the highest PSN sent (a packet below it counts as a retransmission).
 //!
-//! The turn ends (`m_done_*`) with `more` after a packet, without when the QP waits for the
+//! A turn sends up to eight packets: after a packet the engine goes on with the request's
+//! next (from its PSN: the window checked again) or reads the next request, with the
+//! completer's view read at the turn's start (the oldest PSN only moves forward, so an old
+//! view errs on the side of waiting). The turn ends (`m_done_*`) with `more` after its eighth
+//! packet, without when the QP waits for the
 //! completer (the window, a fence, the READ/atomic limit, an RNR wait), for its ring, or is
 //! not an RC QP in RTS: the completer rings the QP's doorbell when it moves. `s_init_*`
 //! starts a QP's row when it enters RTS: its SQ_PSN and the send ring's consumer.
@@ -232,6 +236,8 @@ pub struct Requester<const A: usize, const F: usize> {
     npk: DFF<Bits<24>>,
     this_psn: DFF<Bits<24>>,
     more: DFF<Bit>,
+    /// Packets sent in this turn.
+    burst: DFF<Bits<4>>,
     status: DFF<Bits<5>>,
     need: DFF<Bits<12>>,
     used: DFF<Bits<12>>,
@@ -382,6 +388,7 @@ impl<const A: usize, const F: usize> Default for Requester<A, F> {
             npk: Default::default(),
             this_psn: Default::default(),
             more: Default::default(),
+            burst: Default::default(),
             status: Default::default(),
             need: Default::default(),
             used: Default::default(),
@@ -426,7 +433,7 @@ impl<const A: usize, const F: usize> Logic for Requester<A, F> {
             self, clock, st, q, qp_row, row, qp_asked, qp_have, cv_asked, cv_have, cv_oldest,
             cv_cons, cv_front, cv_rd_done, cv_rewinds, cv_rnr, w_next, w_nstart, w_cur, w_first,
             w_pkt, w_noack, w_passed, w_seen, w_sent, w_clamp, started, rdat, atomic, npk,
-            this_psn, more, status, need, used, cnt_pkts, cnt_retx, cnt_dmae
+            this_psn, more, burst, status, need, used, cnt_pkts, cnt_retx, cnt_dmae
         );
         clock!(self, clock, wqe, seg, gather, fifo);
         self.wqe.reset.next = self.reset.val();
@@ -612,6 +619,7 @@ impl<const A: usize, const F: usize> Logic for Requester<A, F> {
                     self.qp_have.d.next = false;
                     self.cv_asked.d.next = false;
                     self.cv_have.d.next = false;
+                    self.burst.d.next = 0.into();
                     self.st.d.next = 1.into();
                 }
             }
@@ -692,6 +700,7 @@ impl<const A: usize, const F: usize> Logic for Requester<A, F> {
                 if self.wqe.m_valid.val() {
                     self.st.d.next = 6.into();
                     if self.wqe.m_empty.val() | self.wqe.m_dma_err.val() {
+                        self.more.d.next = false;
                         self.st.d.next = 17.into();
                     }
                     if self.wqe.m_dma_err.val() {
@@ -744,6 +753,7 @@ impl<const A: usize, const F: usize> Logic for Requester<A, F> {
                 self.more.d.next = false;
                 self.st.d.next = 10.into();
                 if !self.started.q.val() {
+                    self.started.d.next = true;
                     self.w_first.d.next = self.w_next.q.val();
                     self.w_next.d.next = self.w_next.q.val() + self.npk.q.val();
                     self.w_nstart.d.next = self.w_nstart.q.val() + self.k_one16.val();
@@ -844,8 +854,17 @@ impl<const A: usize, const F: usize> Logic for Requester<A, F> {
                         self.w_passed.d.next = self.w_passed.q.val() + self.k_one4.val();
                     }
                 }
+                // Up to eight packets a turn: the request's next, or the next request.
+                self.w_clamp.d.next = false;
+                self.burst.d.next = self.burst.q.val() + self.k_one4.val();
                 self.more.d.next = true;
                 self.st.d.next = 17.into();
+                if self.burst.q.val() != 7 {
+                    self.st.d.next = 8.into();
+                    if self.seg.m_last.val() {
+                        self.st.d.next = 4.into();
+                    }
+                }
             }
             17 => {
                 // The row written back (every clock here: the same word).
