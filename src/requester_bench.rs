@@ -75,7 +75,7 @@ fn run(mtu: Mtu, op: WrOpcode, len: u32, n: usize) -> Result<()> {
         s.post(ROW, &encode_send(&wr, 0)?)
             .map_err(anyhow::Error::msg)?;
     }
-    let t = s.turns(ROW).map_err(anyhow::Error::msg)?;
+    let t = s.turns(&[ROW]).map_err(anyhow::Error::msg)?;
     if !t.fails.is_empty() {
         bail!("requests failed: {:?}", t.fails);
     }

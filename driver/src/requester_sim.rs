@@ -2,9 +2,10 @@
 //! NIC: its QP attribute and memory region rows (as [`crate::tables`] encodes them), one send
 //! ring per QP in host memory (the requests as [`crate::queues::encode_send`] writes them, a
 //! producer index), host memory behind its DMA port, the completer's view of each QP (set by
-//! the caller between runs), and the scheduler's turns: [`RequesterSim::turns`] gives a QP
-//! turns until one ends without `more`, and returns the packets sent (send descriptor and
-//! payload) and the requests handed to the completer to fail. Every ready the engine waits
+//! the caller between runs), and the scheduler's turns: [`RequesterSim::turns`] gives QPs
+//! turns in round robin, each until one of its turns ends without `more`, and returns the
+//! packets sent (QP row, send descriptor and payload) and the requests handed to the
+//! completer to fail. Every ready the engine waits
 //! on and every offer stalls at random with chance `stall` per cycle (0: none).
 //!
 //! Used by the tests (rust-hdl and Verilator in lock-step) and by `rnic bench requester`
@@ -25,6 +26,7 @@ pub const ROWS: usize = Top::ROWS;
 /// A packet the engine sent: its send descriptor (transport header words) and payload.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Sent {
+    pub qp: usize,
     pub desc: Vec<u64>,
     pub payload: Vec<u8>,
     /// The cycle its descriptor left.
@@ -50,8 +52,8 @@ pub struct View {
 #[derive(Clone, Debug, Default)]
 pub struct Turns {
     pub sent: Vec<Sent>,
-    /// Requests handed to the completer to fail: send ring index and `ibv_wc_status`.
-    pub fails: Vec<(u16, u8)>,
+    /// Requests handed to the completer to fail: QP row, send ring index, `ibv_wc_status`.
+    pub fails: Vec<(usize, u16, u8)>,
     /// Turns taken, and cycles from the first offer to the last payload out.
     pub turns: u64,
     pub cycles: u64,
@@ -240,21 +242,33 @@ impl<D: PortDut> RequesterSim<D> {
         Err(format!("QP row {row}'s state row was never started"))
     }
 
-    /// Turns for QP `row` until one ends without `more` and its payloads have left.
-    pub fn turns(&mut self, row: usize) -> Result<Turns, String> {
+    /// Turns for the QPs `rows`, round robin, each until one of its turns ends without
+    /// `more`, until the last payload has left.
+    pub fn turns(&mut self, rows: &[usize]) -> Result<Turns, String> {
         let mut out = Turns::default();
         let start = self.cycle;
-        let mut descs: VecDeque<(Vec<u64>, u64)> = VecDeque::new();
+        let mut descs: VecDeque<(usize, Vec<u64>, u64)> = VecDeque::new();
         let mut payloads: VecDeque<Vec<u8>> = VecDeque::new();
         let mut frame = Vec::new();
         let mut beats: VecDeque<(u64, bool, bool)> = VecDeque::new();
         let (mut beat_shown, mut qp_got, mut cv_got, mut sq_got) = (false, false, false, false);
         let mut mr_got = 0usize;
-        let (mut offered, mut more) = (false, true);
-        let ring = self.rings[row].ok_or(format!("QP row {row} has no send ring"))?;
+        // QPs waiting for a turn, and the one being served.
+        let mut waiting: VecDeque<usize> = rows.iter().copied().collect();
+        let mut row = waiting.front().copied().unwrap_or(0);
+        let mut offered = false;
+        for &r in rows {
+            if self.rings[r].is_none() {
+                return Err(format!("QP row {r} has no send ring"));
+            }
+        }
         for _ in 0..50_000_000u64 {
             let c = self.cycle;
-            let offer = !offered && more && self.go();
+            let offer = !offered && !waiting.is_empty() && self.go();
+            if offer {
+                row = waiting[0];
+            }
+            let ring = self.rings[row].expect("checked");
             self.set("s_turn_valid", u64::from(offer));
             self.set("s_turn_qp", row as u64);
             let done_ready = self.go();
@@ -284,8 +298,7 @@ impl<D: PortDut> RequesterSim<D> {
             self.set("sq_got_valid", u64::from(sq_got));
             self.set("sq_got_base", ring.base);
             self.set("sq_got_size", u64::from(ring.log) | 1 << 8);
-            let prod = self.rings[row].map_or(0, |r| r.prod);
-            self.set("sq_got_prod", prod.into());
+            self.set("sq_got_prod", ring.prod.into());
             let mrow = self.mr_rows[mr_got].clone();
             self.set_words("mr_got_data", &mrow);
             let rq = self.go();
@@ -304,6 +317,7 @@ impl<D: PortDut> RequesterSim<D> {
 
             if offer && self.get("s_turn_ready") == 1 {
                 offered = true;
+                waiting.pop_front();
                 out.turns += 1;
             }
             if done_ready && self.get("m_done_valid") == 1 {
@@ -311,7 +325,9 @@ impl<D: PortDut> RequesterSim<D> {
                     return Err(format!("cycle {c}: a turn ended that was never given"));
                 }
                 offered = false;
-                more = self.get("m_done_more") == 1;
+                if self.get("m_done_more") == 1 {
+                    waiting.push_back(row);
+                }
             }
             let ask = |s: &Self, valid: &str, at: &str| -> Result<bool, String> {
                 if s.get(valid) == 0 {
@@ -352,7 +368,7 @@ impl<D: PortDut> RequesterSim<D> {
                     return Err(format!("cycle {c}: a descriptor for another row"));
                 }
                 let o = self.dut.output("m_desc_data");
-                descs.push_back((self.dut.get_words(o), c));
+                descs.push_back((row, self.dut.get_words(o), c));
             }
             if ar && self.get("m_axis_tvalid") == 1 {
                 let keep = self.get("m_axis_tkeep");
@@ -373,13 +389,14 @@ impl<D: PortDut> RequesterSim<D> {
                     return Err(format!("cycle {c}: a failed request of another row"));
                 }
                 out.fails.push((
+                    row,
                     self.get("m_fail_index") as u16,
                     self.get("m_fail_status") as u8,
                 ));
             }
             self.tick();
             // Descriptors with their payloads.
-            while let Some((desc, at)) = descs.front() {
+            while let Some((qp, desc, at)) = descs.front() {
                 let (off, width) = th_offset_of("payload_len").expect("a field");
                 let len = field(desc, (off, width)) as usize;
                 let payload = if len == 0 {
@@ -393,13 +410,14 @@ impl<D: PortDut> RequesterSim<D> {
                     break;
                 };
                 out.sent.push(Sent {
+                    qp: *qp,
                     desc: desc.clone(),
                     payload,
                     cycle: *at,
                 });
                 descs.pop_front();
             }
-            if !offered && !more && descs.is_empty() && frame.is_empty() {
+            if !offered && waiting.is_empty() && descs.is_empty() && frame.is_empty() {
                 if !payloads.is_empty() || !beats.is_empty() {
                     return Err("a payload without a packet, or a read never taken".into());
                 }

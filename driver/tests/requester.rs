@@ -1,8 +1,9 @@
 //! The requester engine in hardware (`rnic_hw::requester`, rust-hdl and Verilator in
-//! lock-step) against the transport model's requester, packet for packet. The model pair
-//! (`common`) runs random work requests of every RC opcode over a link that drops frames; the
-//! hardware holds A's QP: the same requests in its send ring in host memory, A's region behind
-//! its DMA port, A's QP and region rows in its tables. Whenever A's requester has run (every
+//! lock-step) against the transport model's requester, packet for packet. One to three model
+//! pairs (`common`) run random work requests of every RC opcode over links that drop frames;
+//! the hardware holds every pair's A QP at its own row, served in round robin: the same
+//! requests in its send ring in host memory, A's region behind its DMA port (at its own key
+//! index), A's QP and region rows in its tables. Whenever A's requester has run (every
 //! `poll`), the hardware is given what A's completer knows at that moment (the oldest
 //! unacknowledged PSN, the ring's consumer and the first PSN of the request there, READs and
 //! atomics completed, the rewinds A's completer asked for: NAKs, timeouts and RNR waits, and
@@ -10,7 +11,8 @@
 //! packets it sent in those turns equal the frames A sent in that poll, in order (send
 //! descriptor and payload), so it stops where the model stops (the window, fences, the
 //! READ/atomic limit) and goes back where the model goes back, also inside a message and
-//! inside a partly answered READ. Every handshake stalls at random.
+//! inside a partly answered READ, while the other QPs' turns come between. Every handshake
+//! stalls at random.
 
 mod common;
 
@@ -21,15 +23,19 @@ use rnic_driver::queues::encode_send;
 use rnic_driver::requester_sim::{RequesterSim, View};
 use rnic_driver::responder_sim::row_words;
 use rnic_driver::tables::{QpContext, encode_mr, encode_qp};
+use rnic_transport::mr::MrInfo;
 use rnic_transport::verbs::{Mtu, QpState, QpType, SendFlags, WrOpcode};
 use rnic_wire::RocePacket;
 
-/// Device addresses: A's region and the send ring (256 requests of 128 bytes).
+/// Device addresses of pair `i`'s region and send ring (256 requests of 128 bytes) are these
+/// plus `i * STRIDE`.
 const BASE_A: u64 = 0x3_0000_1000;
 const SQ_BASE: u64 = 0x5_0000_0000;
+const STRIDE: u64 = 0x100_0000;
 const SQ_LOG: u32 = 8;
-/// The QP's row in the hardware's tables (its send ring is the same number).
-const ROW: usize = 5;
+/// Pair `i`'s QP row (its send ring is the same number) and region key index.
+const ROW0: usize = 5;
+const KEY0: u32 = 20;
 
 /// What A's completer knows now, and the rewinds it asked for since `before`.
 fn view_of(m: &Model, posted: &[Posted], rewinds: u8) -> View {
@@ -49,18 +55,6 @@ fn view_of(m: &Model, posted: &[Posted], rewinds: u8) -> View {
     }
 }
 
-struct Covered {
-    packets: usize,
-    retransmitted: u64,
-    rewinds: u64,
-    held: u64,
-    /// Polls after which A's next request waited on a fence or the READ/atomic limit.
-    fenced: u64,
-    limited: u64,
-    turns: u64,
-    cycles: u64,
-}
-
 /// Why A's next request, not yet started, waits after a poll (fence, READ/atomic limit).
 fn start_held(m: &Model) -> (bool, bool) {
     let qp = m.a.qp(m.qa).unwrap();
@@ -75,41 +69,149 @@ fn start_held(m: &Model) -> (bool, bool) {
     (fenced, limited)
 }
 
-fn scenario(seed: u64, mtu: Mtu, ack_every: u32, drop: f64) -> Covered {
-    let mut rng = Rng::new(seed);
-    let mdra = 1 + rng.below(16) as u8;
-    let mut m = model(&mut rng, mtu, ack_every, mdra);
-    m.a.log_completer_steps(true);
-    let fill_a = m.a.mr_bytes(m.mr_a.lkey).unwrap().to_vec();
-    let posted = post(&mut m, &mut rng, 100, &fill_a);
+struct Covered {
+    packets: usize,
+    retransmitted: u64,
+    rewinds: u64,
+    held: u64,
+    /// Polls after which A's next request waited on a fence or the READ/atomic limit.
+    fenced: u64,
+    limited: u64,
+    turns: u64,
+    cycles: u64,
+}
 
-    let ctx_a = QpContext {
-        qp_type: QpType::Rc,
-        pd: m.mr_a.pd.0,
-        pkey: 0xFFFF,
-        send_cq: 0,
-        recv_cq: 0,
-        sig_all: false,
-    };
-    let mut hw = RequesterSim::lockstep(seed, 0.25).unwrap();
-    hw.set_qp(ROW, row_words(&encode_qp(&m.attr_a, &ctx_a).unwrap()));
-    hw.set_mr(
-        (m.mr_a.lkey >> 8) as usize,
-        row_words(&encode_mr(&m.mr_a, BASE_A).unwrap()),
-    );
-    hw.map(BASE_A, fill_a.clone());
-    hw.set_ring(ROW, SQ_BASE, SQ_LOG);
-    hw.init_qp(ROW, m.attr_a.sq_psn, ack_every, 128).unwrap();
-    for p in &posted {
-        hw.post(ROW, &encode_send(&p.wr, 0).unwrap()).unwrap();
+/// One model pair and its link.
+struct Pair {
+    m: Model,
+    posted: Vec<Posted>,
+    row: usize,
+    flight: Vec<(u64, u64, bool, Vec<u8>)>,
+    seq: u64,
+    rewinds: u8,
+    timeouts: u64,
+    rnr_was: bool,
+    quiet: bool,
+}
+
+impl Pair {
+    /// A's poll: its frames, and its completer's view (with the rewinds it asked for since
+    /// the last poll: steps, timeouts, the end of an RNR wait).
+    fn poll(&mut self, cov: &mut Covered) -> (Vec<Vec<u8>>, View) {
+        let fa = self.m.a.poll(self.m.now);
+        let steps = self.m.a.take_completer_steps();
+        let qa = self.m.a.qp(self.m.qa).unwrap();
+        let mut n = steps
+            .iter()
+            .filter(|(_, s)| s.rewind && s.fail.is_none())
+            .count() as u64;
+        n += self.m.a.counters.comp_timeouts - self.timeouts;
+        self.timeouts = self.m.a.counters.comp_timeouts;
+        if self.rnr_was && qa.comp.rnr_until.is_none() {
+            n += 1;
+        }
+        self.rnr_was = qa.comp.rnr_until.is_some();
+        self.rewinds = self.rewinds.wrapping_add(n as u8);
+        cov.rewinds += n;
+        assert_eq!(qa.state(), QpState::Rts, "A's QP left RTS");
+        let (fenced, limited) = start_held(&self.m);
+        cov.fenced += u64::from(fenced);
+        cov.limited += u64::from(limited);
+        (fa, view_of(&self.m, &self.posted, self.rewinds))
     }
-    let mut turns = 0;
 
-    const LAT: u64 = 2_000;
-    let mut flight: Vec<(u64, u64, bool, Vec<u8>)> = Vec::new();
-    let mut seq = 0u64;
-    let mut rewinds = 0u8;
-    let (mut timeouts, mut rnr_was) = (0u64, false);
+    /// The link after A's frames: B's answers, then the next event (one frame delivered).
+    fn advance(&mut self, rng: &mut Rng, fa: Vec<Vec<u8>>, drop: f64) {
+        const LAT: u64 = 2_000;
+        let now = self.m.now;
+        let fb = self.m.b.poll(now);
+        for (to_b, frames) in [(true, fa), (false, fb)] {
+            for bytes in frames {
+                if rng.chance(drop) {
+                    continue;
+                }
+                self.flight.push((now + LAT, self.seq, to_b, bytes));
+                self.seq += 1;
+            }
+        }
+        self.flight.sort_by_key(|x| (x.0, x.1));
+        let frame_t = self.flight.first().map(|x| x.0);
+        let timer_t = [self.m.a.next_deadline(), self.m.b.next_deadline()]
+            .into_iter()
+            .flatten()
+            .min();
+        let Some(t) = [frame_t, timer_t].into_iter().flatten().min() else {
+            self.quiet = true;
+            return;
+        };
+        self.m.now = self.m.now.max(t);
+        if self.flight.first().is_some_and(|x| x.0 <= self.m.now) {
+            let (_, _, to_b, bytes) = self.flight.remove(0);
+            if to_b {
+                self.m.b.receive(self.m.now, &bytes);
+            } else {
+                self.m.a.receive(self.m.now, &bytes);
+            }
+        }
+    }
+}
+
+/// Pairs of the given path MTUs sharing the engine, AckReq every `ack_every` packets, links
+/// dropping `drop` of the frames each way, `n` requests each.
+fn scenario(seed: u64, mtus: &[Mtu], ack_every: u32, drop: f64, n: usize) -> Covered {
+    let mut rng = Rng::new(seed);
+    let mut hw = RequesterSim::lockstep(seed, 0.25).unwrap();
+    let mut pairs = Vec::new();
+    for (i, &mtu) in mtus.iter().enumerate() {
+        let mdra = 1 + rng.below(16) as u8;
+        let mut m = model(&mut rng, mtu, ack_every, mdra);
+        m.a.log_completer_steps(true);
+        let fill_a = m.a.mr_bytes(m.mr_a.lkey).unwrap().to_vec();
+        let posted = post(&mut m, &mut rng, n, &fill_a);
+        let row = ROW0 + i;
+        let ctx_a = QpContext {
+            qp_type: QpType::Rc,
+            pd: m.mr_a.pd.0,
+            pkey: 0xFFFF,
+            send_cq: 0,
+            recv_cq: 0,
+            sig_all: false,
+        };
+        // A's region at its own key index in the shared table.
+        let key = (KEY0 + i as u32) << 8 | (m.mr_a.lkey & 0xFF);
+        let mr = MrInfo {
+            lkey: key,
+            ..m.mr_a
+        };
+        let base = BASE_A + i as u64 * STRIDE;
+        hw.set_qp(row, row_words(&encode_qp(&m.attr_a, &ctx_a).unwrap()));
+        hw.set_mr(
+            (key >> 8) as usize,
+            row_words(&encode_mr(&mr, base).unwrap()),
+        );
+        hw.map(base, fill_a);
+        hw.set_ring(row, SQ_BASE + i as u64 * STRIDE, SQ_LOG);
+        hw.init_qp(row, m.attr_a.sq_psn, ack_every, 128).unwrap();
+        for p in &posted {
+            let mut wr = p.wr.clone();
+            for s in &mut wr.sg_list {
+                s.lkey = key;
+            }
+            hw.post(row, &encode_send(&wr, 0).unwrap()).unwrap();
+        }
+        pairs.push(Pair {
+            m,
+            posted,
+            row,
+            flight: Vec::new(),
+            seq: 0,
+            rewinds: 0,
+            timeouts: 0,
+            rnr_was: false,
+            quiet: false,
+        });
+    }
+    let rows: Vec<usize> = pairs.iter().map(|p| p.row).collect();
     let mut cov = Covered {
         packets: 0,
         retransmitted: 0,
@@ -120,101 +222,81 @@ fn scenario(seed: u64, mtu: Mtu, ack_every: u32, drop: f64) -> Covered {
         turns: 0,
         cycles: 0,
     };
-    for _ in 0..200_000 {
-        let now = m.now;
-        let fa = m.a.poll(now);
-        // The rewinds A's completer asked for since the last poll: steps, timeouts, the end
-        // of an RNR wait.
-        let steps = m.a.take_completer_steps();
-        let qa = m.a.qp(m.qa).unwrap();
-        let mut n = steps
-            .iter()
-            .filter(|(_, s)| s.rewind && s.fail.is_none())
-            .count() as u64;
-        n += m.a.counters.comp_timeouts - timeouts;
-        timeouts = m.a.counters.comp_timeouts;
-        if rnr_was && qa.comp.rnr_until.is_none() {
-            n += 1;
+    let mut interleaved = 0;
+    for round in 0..400_000 {
+        if pairs.iter().all(|p| p.quiet) {
+            break;
         }
-        rnr_was = qa.comp.rnr_until.is_some();
-        rewinds = rewinds.wrapping_add(n as u8);
-        cov.rewinds += n;
-        assert_eq!(qa.state(), QpState::Rts, "seed {seed}: A's QP left RTS");
-        let view = view_of(&m, &posted, rewinds);
-        hw.set_view(ROW, view);
-        let t = hw.turns(ROW).unwrap_or_else(|e| panic!("seed {seed}: {e}"));
-        turns += t.turns;
-        let sent = t.sent;
+        let mut frames = Vec::new();
+        for p in &mut pairs {
+            let (fa, view) = p.poll(&mut cov);
+            hw.set_view(p.row, view);
+            if fa.is_empty() && hw.producer(p.row) != Some(view.cons) {
+                cov.held += 1;
+            }
+            frames.push(fa);
+        }
+        let t = hw
+            .turns(&rows)
+            .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
         assert!(
             t.fails.is_empty(),
             "seed {seed}: requests failed: {:?}",
             t.fails
         );
-        assert_eq!(
-            sent.len(),
-            fa.len(),
-            "seed {seed} at {now} ns: the hardware sent {} packets, A {}",
-            sent.len(),
-            fa.len()
-        );
-        if fa.is_empty() && hw.producer(ROW) != Some(view.cons) {
-            cov.held += 1;
+        cov.turns += t.turns;
+        if t.sent.windows(2).any(|w| w[0].qp != w[1].qp) {
+            interleaved += 1;
         }
-        let (fenced, limited) = start_held(&m);
-        cov.fenced += u64::from(fenced);
-        cov.limited += u64::from(limited);
-        for (k, (h, bytes)) in sent.iter().zip(&fa).enumerate() {
-            let p = RocePacket::parse(bytes).unwrap();
-            let frame = p.repr();
-            let (want, _, _) = descriptor_of(&frame);
+        for (p, fa) in pairs.iter().zip(&frames) {
+            let sent: Vec<_> = t.sent.iter().filter(|s| s.qp == p.row).collect();
+            let now = p.m.now;
             assert_eq!(
-                h.desc,
-                want.pack().to_vec(),
-                "seed {seed} at {now} ns: packet {k} of {} (PSN {:#x})",
+                sent.len(),
                 fa.len(),
-                frame.bth.psn
+                "seed {seed} round {round}: QP row {} sent {} packets at {now} ns, A {}",
+                p.row,
+                sent.len(),
+                fa.len()
             );
-            assert_eq!(
-                h.payload, frame.payload,
-                "seed {seed}: packet {k}'s payload"
-            );
-        }
-        cov.packets += fa.len();
-        for bytes in fa {
-            if rng.chance(drop) {
-                continue;
+            for (k, (h, bytes)) in sent.iter().zip(fa).enumerate() {
+                let frame = RocePacket::parse(bytes).unwrap().repr();
+                let (want, _, _) = descriptor_of(&frame);
+                assert_eq!(
+                    h.desc,
+                    want.pack().to_vec(),
+                    "seed {seed} round {round}: QP row {} packet {k} of {} (PSN {:#x})",
+                    p.row,
+                    fa.len(),
+                    frame.bth.psn
+                );
+                assert_eq!(
+                    h.payload, frame.payload,
+                    "seed {seed}: packet {k}'s payload"
+                );
             }
-            flight.push((now + LAT, seq, true, bytes));
-            seq += 1;
+            cov.packets += fa.len();
         }
-        for bytes in m.b.poll(now) {
-            if rng.chance(drop) {
-                continue;
-            }
-            flight.push((now + LAT, seq, false, bytes));
-            seq += 1;
-        }
-        flight.sort_by_key(|x| (x.0, x.1));
-        let frame_t = flight.first().map(|x| x.0);
-        let timer_t = [m.a.next_deadline(), m.b.next_deadline()]
-            .into_iter()
-            .flatten()
-            .min();
-        let Some(t) = [frame_t, timer_t].into_iter().flatten().min() else {
-            break;
-        };
-        m.now = m.now.max(t);
-        if flight.first().is_some_and(|x| x.0 <= m.now) {
-            let (_, _, to_b, bytes) = flight.remove(0);
-            if to_b {
-                m.b.receive(m.now, &bytes);
-            } else {
-                m.a.receive(m.now, &bytes);
+        for (p, fa) in pairs.iter_mut().zip(frames) {
+            if !p.quiet {
+                p.advance(&mut rng, fa, drop);
             }
         }
     }
-    let qa = m.a.qp(m.qa).unwrap();
-    assert!(qa.sq.is_empty(), "seed {seed}: the pair did not finish");
+    for p in &pairs {
+        let qa = p.m.a.qp(p.m.qa).unwrap();
+        assert!(
+            qa.sq.is_empty(),
+            "seed {seed}: pair {} did not finish",
+            p.row
+        );
+    }
+    if pairs.len() > 1 {
+        assert!(
+            interleaved > 0,
+            "seed {seed}: no run of turns served two QPs"
+        );
+    }
     cov.retransmitted = hw.get("cnt_retransmitted");
     assert_eq!(
         hw.get("cnt_packets") + cov.retransmitted,
@@ -223,7 +305,6 @@ fn scenario(seed: u64, mtu: Mtu, ack_every: u32, drop: f64) -> Covered {
     );
     assert_eq!(hw.get("cnt_dma_err"), 0);
     cov.cycles = hw.cycle;
-    cov.turns = turns;
     cov
 }
 
@@ -239,22 +320,31 @@ fn requester_sends_what_the_model_sends() {
         turns: 0,
         cycles: 0,
     };
-    for (seed, mtu, every, drop) in [
-        (1u64, Mtu::M256, 64u32, 0.0),
-        (2, Mtu::M1024, 3, 0.05),
-        (3, Mtu::M512, 1, 0.1),
-    ] {
-        let c = scenario(seed, mtu, every, drop);
+    let cases: [(u64, &[Mtu], u32, f64, usize); 3] = [
+        (1, &[Mtu::M256], 64, 0.0, 100),
+        (2, &[Mtu::M1024, Mtu::M512], 3, 0.05, 60),
+        (3, &[Mtu::M512, Mtu::M256, Mtu::M4096], 1, 0.1, 40),
+    ];
+    for (seed, mtus, every, drop, n) in cases {
+        let c = scenario(seed, mtus, every, drop, n);
         println!(
-            "seed {seed}: {} packets ({} sent again), {} rewinds, {} polls held back ({} by a fence, {} by the READ/atomic limit), {} turns, {} clocks",
-            c.packets, c.retransmitted, c.rewinds, c.held, c.fenced, c.limited, c.turns, c.cycles
+            "seed {seed}, {} QPs: {} packets ({} sent again), {} rewinds, {} polls held back ({} by a fence, {} by the READ/atomic limit), {} turns, {} clocks",
+            mtus.len(),
+            c.packets,
+            c.retransmitted,
+            c.rewinds,
+            c.held,
+            c.fenced,
+            c.limited,
+            c.turns,
+            c.cycles
         );
         total.packets += c.packets;
-        total.fenced += c.fenced;
-        total.limited += c.limited;
         total.retransmitted += c.retransmitted;
         total.rewinds += c.rewinds;
         total.held += c.held;
+        total.fenced += c.fenced;
+        total.limited += c.limited;
     }
     assert!(total.packets > 500, "{} packets", total.packets);
     assert!(
