@@ -242,6 +242,19 @@ impl<D: PortDut> RequesterSim<D> {
         Err(format!("QP row {row}'s state row was never started"))
     }
 
+    /// QP `row`'s send point, as the completer reads it: one past the highest PSN sent, and
+    /// the ring index of the next request to start.
+    pub fn send_point(&mut self, row: usize) -> Result<(u32, u16), String> {
+        self.set("sp_look_qp", row as u64);
+        self.settle()?;
+        self.tick();
+        self.settle()?;
+        Ok((
+            self.get("sp_got_sent") as u32,
+            self.get("sp_got_nstart") as u16,
+        ))
+    }
+
     /// Turns for the QPs `rows`, round robin, each until one of its turns ends without
     /// `more`, until the last payload has left.
     pub fn turns(&mut self, rows: &[usize]) -> Result<Turns, String> {

@@ -11,8 +11,9 @@
 //! packets it sent in those turns equal the frames A sent in that poll, in order (send
 //! descriptor and payload), so it stops where the model stops (the window, fences, the
 //! READ/atomic limit) and goes back where the model goes back, also inside a message and
-//! inside a partly answered READ, while the other QPs' turns come between. Every handshake
-//! stalls at random.
+//! inside a partly answered READ, while the other QPs' turns come between. The send point the
+//! completer reads (one past the highest PSN sent, the next request to start) equals A's
+//! after every run of turns. Every handshake stalls at random.
 
 mod common;
 
@@ -276,6 +277,16 @@ fn scenario(seed: u64, mtus: &[Mtu], ack_every: u32, drop: f64, n: usize) -> Cov
                 );
             }
             cov.packets += fa.len();
+            // The send point the completer reads.
+            let qa = p.m.a.qp(p.m.qa).unwrap();
+            let started = p.posted.len() - qa.sq.iter().filter(|w| w.first_psn.is_none()).count();
+            let sp = hw.send_point(p.row).unwrap();
+            assert_eq!(
+                sp,
+                (qa.req.sent_upto, started as u16),
+                "seed {seed} round {round}: QP row {}'s send point",
+                p.row
+            );
         }
         for (p, fa) in pairs.iter_mut().zip(frames) {
             if !p.quiet {

@@ -190,11 +190,19 @@ pub struct Requester<const A: usize, const F: usize> {
     pub m_fail_status: Signal<Out, Bits<5>>,
     /// Packets sent for the first time; sent again; send ring reads the host refused (each
     /// wraps at 2^32).
+    /// The completer's reads of a QP's send point (`sp_look_qp` each clock, answered the clock
+    /// after): one past the highest PSN sent, and the ring index of the next request to start
+    /// (the requests from the consumer up to it have their PSNs).
+    pub sp_look_qp: Signal<In, Bits<A>>,
+    pub sp_got_sent: Signal<Out, Bits<24>>,
+    pub sp_got_nstart: Signal<Out, Bits<16>>,
     pub cnt_packets: Signal<Out, Bits<32>>,
     pub cnt_retransmitted: Signal<Out, Bits<32>>,
     pub cnt_dma_err: Signal<Out, Bits<32>>,
 
     mem: RAM<Bits<RQ_BITS>, A>,
+    /// A copy of each row's SENT_UPTO and NSTART for the completer's reads.
+    sp_mem: RAM<Bits<40>, A>,
     wqe: SendWqe<A, A>,
     seg: ReqSegment,
     gather: PayloadGather,
@@ -346,10 +354,14 @@ impl<const A: usize, const F: usize> Default for Requester<A, F> {
             m_fail_qp: Default::default(),
             m_fail_index: Default::default(),
             m_fail_status: Default::default(),
+            sp_look_qp: Default::default(),
+            sp_got_sent: Default::default(),
+            sp_got_nstart: Default::default(),
             cnt_packets: Default::default(),
             cnt_retransmitted: Default::default(),
             cnt_dma_err: Default::default(),
             mem: Default::default(),
+            sp_mem: Default::default(),
             wqe: Default::default(),
             seg: Default::default(),
             gather: Default::default(),
@@ -442,6 +454,8 @@ impl<const A: usize, const F: usize> Logic for Requester<A, F> {
         self.fifo.reset.next = self.reset.val();
         self.mem.read_clock.next = self.clock.val();
         self.mem.write_clock.next = self.clock.val();
+        self.sp_mem.read_clock.next = self.clock.val();
+        self.sp_mem.write_clock.next = self.clock.val();
 
         // ---- Field views.
         self.qpf.word.next = self.qp_row.q.val();
@@ -507,6 +521,14 @@ impl<const A: usize, const F: usize> Logic for Requester<A, F> {
         self.mem.write_address.next = self.q.q.val();
         self.mem.write_data.next = self.rq_out.word.val();
         self.mem.write_enable.next = self.st.q.val() == 17;
+        // The send point's copy, written with the row.
+        self.sp_mem.read_address.next = self.sp_look_qp.val();
+        self.sp_got_sent.next = self.sp_mem.read_data.val().get_bits::<24>(0);
+        self.sp_got_nstart.next = self.sp_mem.read_data.val().get_bits::<16>(24);
+        self.sp_mem.write_address.next = self.q.q.val();
+        self.sp_mem.write_data.next = bit_cast::<40, 24>(self.w_sent.q.val())
+            | (bit_cast::<40, 16>(self.w_nstart.q.val()) << 24);
+        self.sp_mem.write_enable.next = self.st.q.val() == 17;
 
         // The request reader.
         self.wqe.s_req_valid.next = self.st.q.val() == 4;
@@ -612,6 +634,10 @@ impl<const A: usize, const F: usize> Logic for Requester<A, F> {
                 self.rq_out.seen.next = 0.into();
                 self.rq_out.sent.next = self.s_init_psn.val();
                 self.mem.write_enable.next = self.s_init_valid.val();
+                self.sp_mem.write_address.next = self.s_init_qp.val();
+                self.sp_mem.write_data.next = bit_cast::<40, 24>(self.s_init_psn.val())
+                    | (bit_cast::<40, 16>(self.s_init_index.val()) << 24);
+                self.sp_mem.write_enable.next = self.s_init_valid.val();
                 self.s_turn_ready.next = !self.s_init_valid.val();
                 if self.s_turn_valid.val() & !self.s_init_valid.val() {
                     self.q.d.next = self.s_turn_qp.val();

@@ -902,6 +902,7 @@ hdl_ports!(rnic_hw::requester::Requester<6, 10> {
         m_desc_ready,
         m_axis_tready,
         m_fail_ready,
+        sp_look_qp,
     ],
     outputs: [
         s_turn_ready,
@@ -932,6 +933,8 @@ hdl_ports!(rnic_hw::requester::Requester<6, 10> {
         m_fail_qp,
         m_fail_index,
         m_fail_status,
+        sp_got_sent,
+        sp_got_nstart,
         cnt_packets,
         cnt_retransmitted,
         cnt_dma_err,
