@@ -13,7 +13,10 @@
 //! READ/atomic limit) and goes back where the model goes back, also inside a message and
 //! inside a partly answered READ, while the other QPs' turns come between. The send point the
 //! completer reads (one past the highest PSN sent, the next request to start) equals A's
-//! after every run of turns. Every handshake stalls at random.
+//! after every run of turns. A fourth case sends WRITEs longer than the window at MTU 256 with
+//! AckReq every 5 packets, so rewinds land while packets since the last AckReq are counted
+//! (the engine that kept that count across a rewind passed the first three cases and fails
+//! this one). Every handshake stalls at random.
 
 mod common;
 
@@ -25,7 +28,7 @@ use rnic_driver::requester_sim::{RequesterSim, View};
 use rnic_driver::responder_sim::row_words;
 use rnic_driver::tables::{QpContext, encode_mr, encode_qp};
 use rnic_transport::mr::MrInfo;
-use rnic_transport::verbs::{Mtu, QpState, QpType, SendFlags, WrOpcode};
+use rnic_transport::verbs::{Mtu, QpState, QpType, SendFlags, SendWr, WrOpcode};
 use rnic_wire::RocePacket;
 
 /// Device addresses of pair `i`'s region and send ring (256 requests of 128 bytes) are these
@@ -157,9 +160,35 @@ impl Pair {
     }
 }
 
+/// Posts `n` RDMA WRITEs of 8 to 24 KiB from A's source half (one or two entries) to B's
+/// region: at MTU 256 two of them pass the 128-PSN window, so the requester waits inside a
+/// message with packets since its last AckReq, where a rewind must count them from zero.
+fn post_long(m: &mut Model, rng: &mut Rng, n: usize, fill_a: &[u8]) -> Vec<Posted> {
+    (0..n)
+        .map(|i| {
+            let len = 8192 + rng.below(16 * 1024 + 1);
+            let at = rng.below(A_SRC - len + 1);
+            let split = rng.below(len + 1);
+            let mut wr = SendWr::new(i as u64, WrOpcode::RdmaWrite)
+                .sge(m.mr_a.va + at, split as u32, m.mr_a.lkey)
+                .sge(m.mr_a.va + at + split, (len - split) as u32, m.mr_a.lkey)
+                .remote(VA_B + rng.below(LEN_B - len + 1), KEY_B);
+            if rng.chance(0.3) {
+                wr = wr.flags(SendFlags::SIGNALED);
+            }
+            m.a.post_send(m.qa, wr.clone()).unwrap();
+            Posted {
+                wr,
+                bytes: fill_a[at as usize..(at + len) as usize].to_vec(),
+            }
+        })
+        .collect()
+}
+
 /// Pairs of the given path MTUs sharing the engine, AckReq every `ack_every` packets, links
-/// dropping `drop` of the frames each way, `n` requests each.
-fn scenario(seed: u64, mtus: &[Mtu], ack_every: u32, drop: f64, n: usize) -> Covered {
+/// dropping `drop` of the frames each way, `n` requests each (random ones of every opcode, or
+/// long WRITEs).
+fn scenario(seed: u64, mtus: &[Mtu], ack_every: u32, drop: f64, n: usize, long: bool) -> Covered {
     let mut rng = Rng::new(seed);
     let mut hw = RequesterSim::lockstep(seed, 0.25).unwrap();
     let mut pairs = Vec::new();
@@ -168,7 +197,11 @@ fn scenario(seed: u64, mtus: &[Mtu], ack_every: u32, drop: f64, n: usize) -> Cov
         let mut m = model(&mut rng, mtu, ack_every, mdra);
         m.a.log_completer_steps(true);
         let fill_a = m.a.mr_bytes(m.mr_a.lkey).unwrap().to_vec();
-        let posted = post(&mut m, &mut rng, n, &fill_a);
+        let posted = if long {
+            post_long(&mut m, &mut rng, n, &fill_a)
+        } else {
+            post(&mut m, &mut rng, n, &fill_a)
+        };
         let row = ROW0 + i;
         let ctx_a = QpContext {
             qp_type: QpType::Rc,
@@ -319,6 +352,10 @@ fn scenario(seed: u64, mtus: &[Mtu], ack_every: u32, drop: f64, n: usize) -> Cov
     cov
 }
 
+/// A test case: seed, the pairs' path MTUs, AckReq interval, loss, requests per pair, long
+/// WRITEs.
+type Case = (u64, &'static [Mtu], u32, f64, usize, bool);
+
 #[test]
 fn requester_sends_what_the_model_sends() {
     let mut total = Covered {
@@ -331,13 +368,14 @@ fn requester_sends_what_the_model_sends() {
         turns: 0,
         cycles: 0,
     };
-    let cases: [(u64, &[Mtu], u32, f64, usize); 3] = [
-        (1, &[Mtu::M256], 64, 0.0, 100),
-        (2, &[Mtu::M1024, Mtu::M512], 3, 0.05, 60),
-        (3, &[Mtu::M512, Mtu::M256, Mtu::M4096], 1, 0.1, 40),
+    let cases: [Case; 4] = [
+        (1, &[Mtu::M256], 64, 0.0, 100, false),
+        (2, &[Mtu::M1024, Mtu::M512], 3, 0.05, 60, false),
+        (3, &[Mtu::M512, Mtu::M256, Mtu::M4096], 1, 0.1, 40, false),
+        (4, &[Mtu::M256], 5, 0.03, 5, true),
     ];
-    for (seed, mtus, every, drop, n) in cases {
-        let c = scenario(seed, mtus, every, drop, n);
+    for (seed, mtus, every, drop, n, long) in cases {
+        let c = scenario(seed, mtus, every, drop, n, long);
         println!(
             "seed {seed}, {} QPs: {} packets ({} sent again), {} rewinds, {} polls held back ({} by a fence, {} by the READ/atomic limit), {} turns, {} clocks",
             mtus.len(),
