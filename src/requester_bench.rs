@@ -49,7 +49,8 @@ fn sim(mtu: Mtu) -> Result<RequesterSim<VerilatedPorts>> {
     };
     s.set_qp(ROW, row_words(&encode_qp(&attr, &ctx)?));
     s.set_mr((KEY >> 8) as usize, row_words(&encode_mr(&mr, BASE)?));
-    s.map(BASE, (0..REGION).map(|i| (i * 7) as u8).collect());
+    let fill: Vec<u8> = (0..REGION).map(|i| (i * 7) as u8).collect();
+    s.map(BASE, &fill);
     s.set_ring(ROW, RING, 10);
     // A window as wide as PSNs allow.
     s.init_qp(ROW, PSN, 64, (1 << 23) - 1)

@@ -18,6 +18,8 @@ use rnic_cosim::ports::{HdlPorts, PortDut, PortLockStep, VerilatedPorts, field};
 use rnic_hw::requester::Requester;
 use rnic_hw::transport_header::th_offset_of;
 
+use crate::host_memory::{HostMemory, ReadBeat};
+
 /// The `requester` top.
 pub type Top = Requester<6, 10>;
 /// QP and region rows of the `requester` top.
@@ -75,8 +77,8 @@ pub struct RequesterSim<D: PortDut> {
     mr_rows: Vec<Vec<u64>>,
     rings: Vec<Option<Ring>>,
     views: Vec<View>,
-    /// Host memory: buffers at device addresses.
-    memory: Vec<(u64, Vec<u8>)>,
+    /// Host memory behind the DMA port.
+    memory: HostMemory,
     pub cycle: u64,
 }
 
@@ -116,7 +118,7 @@ impl<D: PortDut> RequesterSim<D> {
             mr_rows: vec![vec![0; 4]; ROWS],
             rings: vec![None; ROWS],
             views: vec![View::default(); ROWS],
-            memory: Vec::new(),
+            memory: HostMemory::default(),
             cycle: 0,
         }
     }
@@ -131,14 +133,15 @@ impl<D: PortDut> RequesterSim<D> {
         self.mr_rows[row] = words;
     }
 
-    /// Host memory at device address `base`.
-    pub fn map(&mut self, base: u64, bytes: Vec<u8>) {
-        self.memory.push((base, bytes));
+    /// Host memory at device address `base`, holding `bytes`.
+    pub fn map(&mut self, base: u64, bytes: &[u8]) {
+        self.memory.map(base, bytes.len());
+        self.memory.fill(base, bytes);
     }
 
     /// QP `row`'s send ring: `2^log` requests of 128 bytes at `base` (mapped here), empty.
     pub fn set_ring(&mut self, row: usize, base: u64, log: u32) {
-        self.map(base, vec![0; 128 << log]);
+        self.memory.map(base, 128 << log);
         self.rings[row] = Some(Ring { base, log, prod: 0 });
     }
 
@@ -146,7 +149,7 @@ impl<D: PortDut> RequesterSim<D> {
     pub fn post(&mut self, row: usize, entry: &[u8]) -> Result<(), String> {
         let r = self.rings[row].ok_or(format!("QP row {row} has no send ring"))?;
         let at = r.base + 128 * u64::from(r.prod & ((1 << r.log) - 1) as u16);
-        if !self.fill(at, entry) {
+        if !self.memory.fill(at, entry) {
             return Err(format!("the ring slot at {at:#x} is not mapped"));
         }
         self.rings[row] = Some(Ring {
@@ -164,25 +167,6 @@ impl<D: PortDut> RequesterSim<D> {
     /// What the completer tells the engine about QP `row` from now on.
     pub fn set_view(&mut self, row: usize, v: View) {
         self.views[row] = v;
-    }
-
-    fn read(&self, addr: u64, len: usize) -> Option<&[u8]> {
-        self.memory.iter().find_map(|(b, m)| {
-            let at = addr.checked_sub(*b)? as usize;
-            m.get(at..at.checked_add(len)?)
-        })
-    }
-
-    fn fill(&mut self, addr: u64, bytes: &[u8]) -> bool {
-        for (b, m) in &mut self.memory {
-            if let Some(at) = addr.checked_sub(*b).map(|a| a as usize)
-                && let Some(dst) = m.get_mut(at..at + bytes.len())
-            {
-                dst.copy_from_slice(bytes);
-                return true;
-            }
-        }
-        false
     }
 
     fn set(&mut self, name: &str, v: u64) {
@@ -263,7 +247,7 @@ impl<D: PortDut> RequesterSim<D> {
         let mut descs: VecDeque<(usize, Vec<u64>, u64)> = VecDeque::new();
         let mut payloads: VecDeque<Vec<u8>> = VecDeque::new();
         let mut frame = Vec::new();
-        let mut beats: VecDeque<(u64, bool, bool)> = VecDeque::new();
+        let mut beats: VecDeque<ReadBeat> = VecDeque::new();
         let (mut beat_shown, mut qp_got, mut cv_got, mut sq_got) = (false, false, false, false);
         let mut mr_got = 0usize;
         // QPs waiting for a turn, and the one being served.
@@ -360,17 +344,8 @@ impl<D: PortDut> RequesterSim<D> {
             if rq && self.get("m_dma_rd_req_valid") == 1 {
                 let addr = self.get("m_dma_rd_req_addr");
                 let len = self.get("m_dma_rd_req_len") as usize;
-                if addr % 8 != 0 || len == 0 {
-                    return Err(format!("cycle {c}: a DMA read of {len} bytes at {addr:#x}"));
-                }
-                let n = len.div_ceil(8);
-                let bytes = self.read(addr, n * 8).map(<[u8]>::to_vec);
-                for k in 0..n {
-                    let w = bytes.as_ref().map_or(0, |b| {
-                        u64::from_le_bytes(b[8 * k..8 * k + 8].try_into().expect("8 bytes"))
-                    });
-                    beats.push_back((w, k + 1 == n, bytes.is_none()));
-                }
+                let read = self.memory.read_beats(addr, len);
+                beats.extend(read.map_err(|e| format!("cycle {c}: {e}"))?);
             }
             if beat_shown && self.get("m_dma_rd_data_ready") == 1 {
                 beats.pop_front();

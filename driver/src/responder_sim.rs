@@ -27,6 +27,7 @@ use rnic_hw::responder_path::ResponderPath;
 use rnic_hw::transport_header::TransportHeader;
 use rnic_wire::RocePacket;
 
+use crate::host_memory::HostMemory;
 use crate::tables::Row;
 
 /// Rows of each table of the `responder` top (`Responder<6, 10, 10>`: sixteen READ/atomic
@@ -118,8 +119,8 @@ pub struct ResponderSim<D: PortDut> {
     rings: Vec<Option<RecvRing>>,
     /// Rows of each table.
     rows: usize,
-    /// Host memory: buffers at device addresses.
-    memory: Vec<(u64, Vec<u8>)>,
+    /// Host memory behind the DMA port.
+    memory: HostMemory,
     /// Completions handed over: the CQ and the `cqe` (PHASE clear: the writer's to set).
     pub completions: Vec<(u16, [u8; 32])>,
     pub cycle: u64,
@@ -207,7 +208,7 @@ impl<D: PortDut> ResponderSim<D> {
             marked: Vec::new(),
             rings: vec![None; rows],
             rows,
-            memory: Vec::new(),
+            memory: HostMemory::default(),
             completions: Vec::new(),
             cycle: 0,
         }
@@ -292,29 +293,17 @@ impl<D: PortDut> ResponderSim<D> {
 
     /// Maps `len` zeroed bytes of host memory at device address `base`.
     pub fn map(&mut self, base: u64, len: usize) {
-        self.memory.push((base, vec![0; len]));
+        self.memory.map(base, len);
     }
 
     /// Host memory at `addr`, if mapped.
     pub fn read(&self, addr: u64, len: usize) -> Option<&[u8]> {
-        self.memory.iter().find_map(|(b, m)| {
-            let at = addr.checked_sub(*b)? as usize;
-            m.get(at..at.checked_add(len)?)
-        })
+        self.memory.read(addr, len)
     }
 
     /// Writes `bytes` into host memory at `addr`; false when that is not mapped.
     pub fn fill(&mut self, addr: u64, bytes: &[u8]) -> bool {
-        for (b, m) in &mut self.memory {
-            if let Some(at) = addr.checked_sub(*b) {
-                let at = at as usize;
-                if at + bytes.len() <= m.len() {
-                    m[at..at + bytes.len()].copy_from_slice(bytes);
-                    return true;
-                }
-            }
-        }
-        false
+        self.memory.fill(addr, bytes)
     }
 
     /// A counter output (`cnt_*`).
@@ -872,19 +861,11 @@ impl<D: PortDut> ResponderSim<D> {
         if h.rq && self.dut.get(h.o_rqv) == 1 {
             let addr = self.dut.get_words(h.o_rqa)[0];
             let len = self.dut.get(h.o_rql) as usize;
-            if addr % 8 != 0 || len == 0 {
-                return Err(format!(
-                    "cycle {cycle}: a DMA read of {len} bytes at {addr:#x} (reads are 8-byte aligned, 1 byte or more)"
-                ));
-            }
-            let n = len.div_ceil(8);
-            let bytes = self.read(addr, n * 8).map(<[u8]>::to_vec);
-            for k in 0..n {
-                let w = bytes.as_ref().map_or(0, |b| {
-                    u64::from_le_bytes(b[8 * k..8 * k + 8].try_into().expect("8 bytes"))
-                });
-                h.beats.push_back((w, k + 1 == n, bytes.is_none()));
-            }
+            let beats = self
+                .memory
+                .read_beats(addr, len)
+                .map_err(|e| format!("cycle {cycle}: {e}"))?;
+            h.beats.extend(beats);
             stats.dma_reads += 1;
             stats.dma_read_bytes += len as u64;
         }

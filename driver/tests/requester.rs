@@ -73,6 +73,7 @@ fn start_held(m: &Model) -> (bool, bool) {
     (fenced, limited)
 }
 
+#[derive(Default)]
 struct Covered {
     packets: usize,
     retransmitted: u64,
@@ -223,7 +224,7 @@ fn scenario(seed: u64, mtus: &[Mtu], ack_every: u32, drop: f64, n: usize, long: 
             (key >> 8) as usize,
             row_words(&encode_mr(&mr, base).unwrap()),
         );
-        hw.map(base, fill_a);
+        hw.map(base, &fill_a);
         hw.set_ring(row, SQ_BASE + i as u64 * STRIDE, SQ_LOG);
         hw.init_qp(row, m.attr_a.sq_psn, ack_every, 128).unwrap();
         for p in &posted {
@@ -246,16 +247,7 @@ fn scenario(seed: u64, mtus: &[Mtu], ack_every: u32, drop: f64, n: usize, long: 
         });
     }
     let rows: Vec<usize> = pairs.iter().map(|p| p.row).collect();
-    let mut cov = Covered {
-        packets: 0,
-        retransmitted: 0,
-        rewinds: 0,
-        held: 0,
-        fenced: 0,
-        limited: 0,
-        turns: 0,
-        cycles: 0,
-    };
+    let mut cov = Covered::default();
     let mut interleaved = 0;
     for round in 0..400_000 {
         if pairs.iter().all(|p| p.quiet) {
@@ -358,16 +350,7 @@ type Case = (u64, &'static [Mtu], u32, f64, usize, bool);
 
 #[test]
 fn requester_sends_what_the_model_sends() {
-    let mut total = Covered {
-        packets: 0,
-        retransmitted: 0,
-        rewinds: 0,
-        held: 0,
-        fenced: 0,
-        limited: 0,
-        turns: 0,
-        cycles: 0,
-    };
+    let mut total = Covered::default();
     let cases: [Case; 4] = [
         (1, &[Mtu::M256], 64, 0.0, 100, false),
         (2, &[Mtu::M1024, Mtu::M512], 3, 0.05, 60, false),

@@ -265,6 +265,8 @@ pub struct Requester<const A: usize, const F: usize> {
     l_rel: Signal<Local, Bits<24>>,
     l_sub: Signal<Local, Bits<12>>,
     l_big: Signal<Local, Bit>,
+    l_wait: Signal<Local, Bit>,
+    l_refuse: Signal<Local, Bit>,
     wqe_sel: Signal<Local, Bit>,
     k_one4: Constant<Bits<4>>,
     k_one5: Constant<Bits<5>>,
@@ -419,6 +421,8 @@ impl<const A: usize, const F: usize> Default for Requester<A, F> {
             l_rel: Default::default(),
             l_sub: Default::default(),
             l_big: Default::default(),
+            l_wait: Default::default(),
+            l_refuse: Default::default(),
             wqe_sel: Default::default(),
             k_one4: Constant::new(1.into()),
             k_one5: Constant::new(1.into()),
@@ -500,6 +504,15 @@ impl<const A: usize, const F: usize> Logic for Requester<A, F> {
         self.l_big.next = self.wqe.m_total.val().get_bit(33)
             | self.wqe.m_total.val().get_bit(32)
             | (self.wqe.m_total.val().get_bit(31) & self.wqe.m_total.val().get_bits::<31>(0).any());
+        // The packet waits (the window; for a request starting, a fence behind an
+        // outstanding READ or atomic, or the READ/atomic limit), or the request is refused.
+        self.l_wait.next = (!self.l_dist.val().get_bit(23)
+            & (self.l_dist.val() >= self.max_unacked.val()))
+            | (!self.started.q.val()
+                & ((self.wf.flags.val().get_bit(0) & self.l_open.val().any())
+                    | (self.rdat.q.val()
+                        & (bit_cast::<5, 4>(self.l_open.val()) >= self.l_limit.val()))));
+        self.l_refuse.next = !self.started.q.val() & (!self.wqe.m_ok.val() | self.l_big.val());
 
         // ---- Defaults.
         self.s_turn_ready.next = false;
@@ -775,46 +788,26 @@ impl<const A: usize, const F: usize> Logic for Requester<A, F> {
                 self.st.d.next = 9.into();
             }
             9 => {
-                // The window, the fence, the READ/atomic limit, the local check.
+                // The window, the fence, the READ/atomic limit, the local check; a request
+                // starting takes its PSNs.
                 self.more.d.next = false;
-                self.st.d.next = 10.into();
-                if !self.started.q.val() {
-                    self.started.d.next = true;
-                    self.w_first.d.next = self.w_next.q.val();
-                    self.w_next.d.next = self.w_next.q.val() + self.npk.q.val();
-                    self.w_nstart.d.next = self.w_nstart.q.val() + self.k_one16.val();
-                    self.w_pkt.d.next = 0.into();
-                    if !self.wqe.m_ok.val() | self.l_big.val() {
-                        self.status.d.next = 4.into();
-                        if self.l_big.val() {
-                            self.status.d.next = 1.into();
-                        }
-                        self.w_next.d.next = self.w_next.q.val();
-                        self.w_nstart.d.next = self.w_nstart.q.val();
-                        self.w_first.d.next = self.w_first.q.val();
-                        self.st.d.next = 14.into();
-                    }
-                    if self.rdat.q.val()
-                        & (bit_cast::<5, 4>(self.l_open.val()) >= self.l_limit.val())
-                    {
-                        self.w_next.d.next = self.w_next.q.val();
-                        self.w_nstart.d.next = self.w_nstart.q.val();
-                        self.w_first.d.next = self.w_first.q.val();
-                        self.st.d.next = 17.into();
-                    }
-                    if self.wf.flags.val().get_bit(0) & self.l_open.val().any() {
-                        self.w_next.d.next = self.w_next.q.val();
-                        self.w_nstart.d.next = self.w_nstart.q.val();
-                        self.w_first.d.next = self.w_first.q.val();
-                        self.st.d.next = 17.into();
-                    }
-                }
-                if !self.l_dist.val().get_bit(23) & (self.l_dist.val() >= self.max_unacked.val()) {
-                    self.w_next.d.next = self.w_next.q.val();
-                    self.w_nstart.d.next = self.w_nstart.q.val();
-                    self.w_first.d.next = self.w_first.q.val();
-                    self.w_pkt.d.next = self.w_pkt.q.val();
+                if self.l_wait.val() {
                     self.st.d.next = 17.into();
+                } else if self.l_refuse.val() {
+                    self.status.d.next = 4.into();
+                    if self.l_big.val() {
+                        self.status.d.next = 1.into();
+                    }
+                    self.st.d.next = 14.into();
+                } else {
+                    self.st.d.next = 10.into();
+                    if !self.started.q.val() {
+                        self.started.d.next = true;
+                        self.w_first.d.next = self.w_next.q.val();
+                        self.w_next.d.next = self.w_next.q.val() + self.npk.q.val();
+                        self.w_nstart.d.next = self.w_nstart.q.val() + self.k_one16.val();
+                        self.w_pkt.d.next = 0.into();
+                    }
                 }
             }
             10 => {
@@ -875,7 +868,7 @@ impl<const A: usize, const F: usize> Logic for Requester<A, F> {
                 if self.seg.m_last.val() {
                     self.w_cur.d.next = self.w_cur.q.val() + self.k_one16.val();
                     self.w_pkt.d.next = 0.into();
-                    self.w_first.d.next = self.w_first.q.val() + self.seg.m_npkts.val();
+                    self.w_first.d.next = self.w_first.q.val() + self.npk.q.val();
                     if self.rdat.q.val() {
                         self.w_passed.d.next = self.w_passed.q.val() + self.k_one4.val();
                     }
