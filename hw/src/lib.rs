@@ -55,6 +55,7 @@ pub mod row_table;
 pub mod rx_parser;
 pub mod send_wqe;
 pub mod sge_check;
+pub mod sge_pieces;
 pub mod slot_read;
 pub mod status_leds;
 pub mod tops;

@@ -1,6 +1,6 @@
-//! A payload stream written to host memory in up to three pieces: the responder's DMA writes
-//! (a WRITE's payload where its VA falls, a SEND's across the receive request's
-//! scatter/gather entries).
+//! A payload stream written to host memory in up to four pieces: the responder's DMA writes
+//! (a WRITE's payload where its VA falls, a SEND's across the receive request's three
+//! scatter/gather entries) and the completer's (a READ response's across the READ's four).
 //!
 //! A command names the pieces (`s_cmd_addr*` a device address at any byte, `s_cmd_len*`
 //! bytes; a piece of length 0 is skipped); the payload's bytes go to them in order, piece 0
@@ -40,6 +40,8 @@ pub struct PayloadScatter {
     pub s_cmd_len1: Signal<In, Bits<16>>,
     pub s_cmd_addr2: Signal<In, Bits<64>>,
     pub s_cmd_len2: Signal<In, Bits<16>>,
+    pub s_cmd_addr3: Signal<In, Bits<64>>,
+    pub s_cmd_len3: Signal<In, Bits<16>>,
     /// The payload.
     pub s_axis_tdata: Signal<In, Bits<64>>,
     pub s_axis_tkeep: Signal<In, Bits<8>>,
@@ -70,9 +72,11 @@ pub struct PayloadScatter {
     a0: DFF<Bits<64>>,
     a1: DFF<Bits<64>>,
     a2: DFF<Bits<64>>,
+    a3: DFF<Bits<64>>,
     l0: DFF<Bits<16>>,
     l1: DFF<Bits<16>>,
     l2: DFF<Bits<16>>,
+    l3: DFF<Bits<16>>,
     /// `l0 != 0`, kept beside it: the beat arriving (`want`) waits on a register, not on a
     /// 16-bit compare.
     l0_nz: DFF<Bit>,
@@ -93,10 +97,10 @@ pub struct PayloadScatter {
     /// The payload's last beat was taken.
     in_done: DFF<Bit>,
     /// Piece 0 is written: REQ moves the pieces down first (there, not as the piece's last
-    /// beat leaves, which would hang 240 piece bits on that beat's handshake).
+    /// beat leaves, which would hang 320 piece bits on that beat's handshake).
     used: DFF<Bit>,
     /// Writes requested and not yet done; a refused one.
-    outs: DFF<Bits<2>>,
+    outs: DFF<Bits<3>>,
     err: DFF<Bit>,
 
     /// `ptr + take` and whether it passes the end of `lo`, kept beside them as registers:
@@ -136,8 +140,8 @@ pub struct PayloadScatter {
     req_len: Signal<Local, Bits<16>>,
     req_fire: Signal<Local, Bit>,
     rest_empty: Signal<Local, Bit>,
-    outs_up: Signal<Local, Bits<2>>,
-    k_one2: Constant<Bits<2>>,
+    outs_up: Signal<Local, Bits<3>>,
+    k_one3: Constant<Bits<3>>,
     k_zero16: Constant<Bits<16>>,
     k_eight16: Constant<Bits<16>>,
     k_eight4: Constant<Bits<4>>,
@@ -158,6 +162,8 @@ impl Default for PayloadScatter {
             s_cmd_len1: Default::default(),
             s_cmd_addr2: Default::default(),
             s_cmd_len2: Default::default(),
+            s_cmd_addr3: Default::default(),
+            s_cmd_len3: Default::default(),
             s_axis_tdata: Default::default(),
             s_axis_tkeep: Default::default(),
             s_axis_tlast: Default::default(),
@@ -182,9 +188,11 @@ impl Default for PayloadScatter {
             a0: Default::default(),
             a1: Default::default(),
             a2: Default::default(),
+            a3: Default::default(),
             l0: Default::default(),
             l1: Default::default(),
             l2: Default::default(),
+            l3: Default::default(),
             l0_nz: Default::default(),
             rem: Default::default(),
             take: Default::default(),
@@ -232,7 +240,7 @@ impl Default for PayloadScatter {
             req_fire: Default::default(),
             rest_empty: Default::default(),
             outs_up: Default::default(),
-            k_one2: Constant::new(bits::<2>(1)),
+            k_one3: Constant::new(bits::<3>(1)),
             k_zero16: Constant::new(bits::<16>(0)),
             k_eight16: Constant::new(bits::<16>(8)),
             k_eight4: Constant::new(bits::<4>(8)),
@@ -246,8 +254,8 @@ impl Logic for PayloadScatter {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, st, a0, a1, a2, l0, l1, l2, rem, take, lastb, lo, hi, nx, lo_v, hi_v,
-            nx_v, ptr, in_done, outs, err, used, pt, need_hi, l0_nz
+            self, clock, st, a0, a1, a2, a3, l0, l1, l2, l3, rem, take, lastb, lo, hi, nx, lo_v,
+            hi_v, nx_v, ptr, in_done, outs, err, used, pt, need_hi, l0_nz
         );
         self.ptr_nx.next = self.ptr.q.val();
         self.take_nx.next = self.take.q.val();
@@ -397,10 +405,12 @@ impl Logic for PayloadScatter {
                 self.a0.d.next = self.s_cmd_addr0.val();
                 self.a1.d.next = self.s_cmd_addr1.val();
                 self.a2.d.next = self.s_cmd_addr2.val();
+                self.a3.d.next = self.s_cmd_addr3.val();
                 self.l0.d.next = self.s_cmd_len0.val();
                 self.l0_nz.d.next = self.s_cmd_len0.val() != self.k_zero16.val();
                 self.l1.d.next = self.s_cmd_len1.val();
                 self.l2.d.next = self.s_cmd_len2.val();
+                self.l3.d.next = self.s_cmd_len3.val();
                 self.lo_v.d.next = false;
                 self.hi_v.d.next = false;
                 self.nx_v.d.next = false;
@@ -412,8 +422,9 @@ impl Logic for PayloadScatter {
             }
         }
         // No bytes left for the pieces after piece 0: WAIT follows it (or replaces it).
-        self.rest_empty.next =
-            (self.l1.q.val() == self.k_zero16.val()) & (self.l2.q.val() == self.k_zero16.val());
+        self.rest_empty.next = (self.l1.q.val() == self.k_zero16.val())
+            & (self.l2.q.val() == self.k_zero16.val())
+            & (self.l3.q.val() == self.k_zero16.val());
         if self.st.q.val() == 1 {
             if !self.used.q.val() & self.l0_nz.q.val() {
                 self.m_dma_wr_req_valid.next = true;
@@ -422,10 +433,12 @@ impl Logic for PayloadScatter {
             } else {
                 self.a0.d.next = self.a1.q.val();
                 self.a1.d.next = self.a2.q.val();
+                self.a2.d.next = self.a3.q.val();
                 self.l0.d.next = self.l1.q.val();
                 self.l0_nz.d.next = self.l1.q.val() != self.k_zero16.val();
                 self.l1.d.next = self.l2.q.val();
-                self.l2.d.next = 0.into();
+                self.l2.d.next = self.l3.q.val();
+                self.l3.d.next = 0.into();
                 self.used.d.next = false;
             }
         }
@@ -466,11 +479,11 @@ impl Logic for PayloadScatter {
         // ---- Writes requested and done; the report as the last done comes in.
         self.outs_up.next = self.outs.q.val();
         if self.req_fire.val() {
-            self.outs_up.next = self.outs.q.val() + self.k_one2.val();
+            self.outs_up.next = self.outs.q.val() + self.k_one3.val();
         }
         self.outs.d.next = self.outs_up.val();
         if self.m_dma_wr_done_valid.val() {
-            self.outs.d.next = self.outs_up.val() - self.k_one2.val();
+            self.outs.d.next = self.outs_up.val() - self.k_one3.val();
             if self.m_dma_wr_done_err.val() {
                 self.err.d.next = true;
             }

@@ -82,6 +82,7 @@ use crate::resp_check::RespCheck;
 use crate::row_table::{
     MR_BITS, QP_BITS, RR_BITS, RS_BITS, qp_offset_of, rr_offset_of, rs_offset_of,
 };
+use crate::sge_pieces::SgePieces;
 use crate::transport_header::{TH_BITS, th_offset_of};
 use crate::{field_join, field_split};
 
@@ -392,32 +393,10 @@ pub struct Responder<const A: usize, const R: usize, const F: usize> {
     /// immediate's last packet), registered: the header is steady from LOOK on, and the
     /// decode would otherwise sit in front of the check's handshake.
     need_wqe: DFF<Bit>,
-    /// A SEND's pieces, in four registered stages from the request, the state row and the
-    /// receive request (steady from RQ_WAIT on; ACT comes at least five clocks later): the
-    /// message range [off, end) and the entries' starts; each piece's range; its offset in
-    /// its entry and its length; its device address.
-    x_off: DFF<Bits<34>>,
-    x_end: DFF<Bits<34>>,
-    x_c1: DFF<Bits<34>>,
-    x_c2: DFF<Bits<34>>,
-    y_c1: DFF<Bits<34>>,
-    y_c2: DFF<Bits<34>>,
-    y_lo0: DFF<Bits<34>>,
-    y_hi0: DFF<Bits<34>>,
-    y_lo1: DFF<Bits<34>>,
-    y_hi1: DFF<Bits<34>>,
-    y_lo2: DFF<Bits<34>>,
-    y_hi2: DFF<Bits<34>>,
-    y_over: DFF<Bit>,
-    q_off0: DFF<Bits<34>>,
-    q_off1: DFF<Bits<34>>,
-    q_off2: DFF<Bits<34>>,
-    q_len0: DFF<Bits<16>>,
-    q_len1: DFF<Bits<16>>,
-    q_len2: DFF<Bits<16>>,
-    p_a0: DFF<Bits<64>>,
-    p_a1: DFF<Bits<64>>,
-    p_a2: DFF<Bits<64>>,
+    /// A SEND's pieces ([`crate::sge_pieces`]: four registered stages from the request, the
+    /// state row and the receive request, steady from RQ_WAIT on; ACT comes at least five
+    /// clocks later).
+    pieces: SgePieces,
     /// The completion to hand over after the payload (status, opcode, flags, byte length,
     /// immediate), and its beat.
     c_pend: DFF<Bit>,
@@ -476,11 +455,6 @@ pub struct Responder<const A: usize, const R: usize, const F: usize> {
     wimm_end: Signal<Local, Bit>,
     wq_ok: Signal<Local, Bit>,
     s_off: Signal<Local, Bits<34>>,
-    d_lo1: Signal<Local, Bits<34>>,
-    d_lo2: Signal<Local, Bits<34>>,
-    d_len0: Signal<Local, Bits<34>>,
-    d_len1: Signal<Local, Bits<34>>,
-    d_len2: Signal<Local, Bits<34>>,
     sendwrite: Signal<Local, Bit>,
     read: Signal<Local, Bit>,
     atomic: Signal<Local, Bit>,
@@ -672,6 +646,7 @@ impl<const A: usize, const R: usize, const F: usize> Default for Responder<A, R,
             res: RAM::new(Default::default()),
             fifo: Default::default(),
             scat: Default::default(),
+            pieces: Default::default(),
             recv: Default::default(),
             req: Default::default(),
             qpf: Default::default(),
@@ -744,28 +719,6 @@ impl<const A: usize, const R: usize, const F: usize> Default for Responder<A, R,
             cnt_dupd: Default::default(),
             cnt_rref: Default::default(),
             wq_have: Default::default(),
-            x_off: Default::default(),
-            x_end: Default::default(),
-            x_c1: Default::default(),
-            x_c2: Default::default(),
-            y_c1: Default::default(),
-            y_c2: Default::default(),
-            y_lo0: Default::default(),
-            y_hi0: Default::default(),
-            y_lo1: Default::default(),
-            y_hi1: Default::default(),
-            y_lo2: Default::default(),
-            y_hi2: Default::default(),
-            y_over: Default::default(),
-            q_off0: Default::default(),
-            q_off1: Default::default(),
-            q_off2: Default::default(),
-            q_len0: Default::default(),
-            q_len1: Default::default(),
-            q_len2: Default::default(),
-            p_a0: Default::default(),
-            p_a1: Default::default(),
-            p_a2: Default::default(),
             c_pend: Default::default(),
             c_status: Default::default(),
             c_op: Default::default(),
@@ -803,11 +756,6 @@ impl<const A: usize, const R: usize, const F: usize> Default for Responder<A, R,
             need_wqe: Default::default(),
             wq_ok: Default::default(),
             s_off: Default::default(),
-            d_lo1: Default::default(),
-            d_lo2: Default::default(),
-            d_len0: Default::default(),
-            d_len1: Default::default(),
-            d_len2: Default::default(),
             write: Default::default(),
             sendwrite: Default::default(),
             read: Default::default(),
@@ -905,12 +853,11 @@ impl<const A: usize, const R: usize, const F: usize> Logic for Responder<A, R, F
             rd_left, rd_psn, rd_first, rd_mid, rd_seg, rd_op, rd_last, rd_aeth, rd_outs_m1,
             rd_lkeep, rd_off, rd_ocnt, rd_prev, rd_have, rd_err, rd_n, rd_lastpsn, rd_endpsn, rsv,
             cnt_exec, cnt_drop, cnt_dmae, cnt_rep, cnt_dupd, cnt_rref, wq_have, need_wqe, rsv_addq,
-            x_off, x_end, x_c1, x_c2, y_c1, y_c2, y_lo0, y_hi0, y_lo1, y_hi1, y_lo2, y_hi2, y_over,
-            q_off0, q_off1, q_off2, q_len0, q_len1, q_len2, p_a0, p_a1, p_a2, c_pend, c_status,
-            c_op, c_flags, c_len, c_imm, c_beat, fl_pend, fl_on, fl_status, fl_len, pf, mtu_r,
-            mtu_wm1, b_row, b_dest, b_pkey, has_pay, sc_a0, sc_a1, sc_a2, sc_l0, sc_l1, sc_l2
+            c_pend, c_status, c_op, c_flags, c_len, c_imm, c_beat, fl_pend, fl_on, fl_status,
+            fl_len, pf, mtu_r, mtu_wm1, b_row, b_dest, b_pkey, has_pay, sc_a0, sc_a1, sc_a2, sc_l0,
+            sc_l1, sc_l2
         );
-        clock!(self, clock, chk, fifo, scat, recv);
+        clock!(self, clock, chk, fifo, scat, recv, pieces);
         self.recv.reset.next = self.reset.val();
         self.scat.reset.next = self.reset.val();
         self.chk.reset.next = self.reset.val();
@@ -991,65 +938,23 @@ impl<const A: usize, const R: usize, const F: usize> Logic for Responder<A, R, F
         self.need_wqe.d.next = self.send.val() | self.wimm_end.val();
         self.wq_ok.next = self.recv.m_ok.val() & !self.recv.m_empty.val();
 
-        // ---- A SEND's pieces: the message range [off, end) against the entries' ranges
-        // [0, c1), [c1, c2), [c2, total); each piece is their intersection (empty when it
-        // is not ahead of its start). Four registered stages (see `x_off`).
+        // ---- A SEND's pieces: the packet's range of the message against the receive
+        // request's three entries (the fourth empty).
         self.s_off.next = bit_cast::<34, 32>(self.stf.wlen.val());
         if self.s_first.val() | self.s_only.val() {
             self.s_off.next = 0.into();
         }
-        self.x_off.d.next = self.s_off.val();
-        self.x_end.d.next = self.s_off.val() + bit_cast::<34, 16>(self.req.len.val());
-        self.x_c1.d.next = bit_cast::<34, 32>(self.recv.m_len0.val());
-        self.x_c2.d.next =
-            bit_cast::<34, 32>(self.recv.m_len0.val()) + bit_cast::<34, 32>(self.recv.m_len1.val());
-        self.y_c1.d.next = self.x_c1.q.val();
-        self.y_c2.d.next = self.x_c2.q.val();
-        self.y_lo0.d.next = self.x_off.q.val();
-        self.y_hi0.d.next = self.x_end.q.val();
-        if self.x_c1.q.val() < self.x_end.q.val() {
-            self.y_hi0.d.next = self.x_c1.q.val();
-        }
-        self.y_lo1.d.next = self.x_off.q.val();
-        if self.x_c1.q.val() > self.x_off.q.val() {
-            self.y_lo1.d.next = self.x_c1.q.val();
-        }
-        self.y_hi1.d.next = self.x_end.q.val();
-        if self.x_c2.q.val() < self.x_end.q.val() {
-            self.y_hi1.d.next = self.x_c2.q.val();
-        }
-        self.y_lo2.d.next = self.x_off.q.val();
-        if self.x_c2.q.val() > self.x_off.q.val() {
-            self.y_lo2.d.next = self.x_c2.q.val();
-        }
-        self.y_hi2.d.next = self.x_end.q.val();
-        if self.recv.m_total.val() < self.x_end.q.val() {
-            self.y_hi2.d.next = self.recv.m_total.val();
-        }
-        self.y_over.d.next = self.x_end.q.val() > self.recv.m_total.val();
-        self.d_lo1.next = self.y_lo1.q.val() - self.y_c1.q.val();
-        self.d_lo2.next = self.y_lo2.q.val() - self.y_c2.q.val();
-        self.d_len0.next = self.y_hi0.q.val() - self.y_lo0.q.val();
-        self.d_len1.next = self.y_hi1.q.val() - self.y_lo1.q.val();
-        self.d_len2.next = self.y_hi2.q.val() - self.y_lo2.q.val();
-        self.q_off0.d.next = self.y_lo0.q.val();
-        self.q_off1.d.next = self.d_lo1.val();
-        self.q_off2.d.next = self.d_lo2.val();
-        self.q_len0.d.next = 0.into();
-        if self.y_hi0.q.val() > self.y_lo0.q.val() {
-            self.q_len0.d.next = self.d_len0.val().get_bits::<16>(0);
-        }
-        self.q_len1.d.next = 0.into();
-        if self.y_hi1.q.val() > self.y_lo1.q.val() {
-            self.q_len1.d.next = self.d_len1.val().get_bits::<16>(0);
-        }
-        self.q_len2.d.next = 0.into();
-        if self.y_hi2.q.val() > self.y_lo2.q.val() {
-            self.q_len2.d.next = self.d_len2.val().get_bits::<16>(0);
-        }
-        self.p_a0.d.next = self.recv.m_addr0.val() + bit_cast::<64, 34>(self.q_off0.q.val());
-        self.p_a1.d.next = self.recv.m_addr1.val() + bit_cast::<64, 34>(self.q_off1.q.val());
-        self.p_a2.d.next = self.recv.m_addr2.val() + bit_cast::<64, 34>(self.q_off2.q.val());
+        self.pieces.s_off.next = self.s_off.val();
+        self.pieces.s_len.next = self.req.len.val();
+        self.pieces.s_addr0.next = self.recv.m_addr0.val();
+        self.pieces.s_len0.next = self.recv.m_len0.val();
+        self.pieces.s_addr1.next = self.recv.m_addr1.val();
+        self.pieces.s_len1.next = self.recv.m_len1.val();
+        self.pieces.s_addr2.next = self.recv.m_addr2.val();
+        self.pieces.s_len2.next = self.recv.m_len2.val();
+        self.pieces.s_addr3.next = self.k_zero64.val();
+        self.pieces.s_len3.next = 0.into();
+        self.pieces.s_total.next = self.recv.m_total.val();
         self.len64.next = bit_cast::<64, 16>(self.req.len.val());
         self.len32.next = bit_cast::<32, 16>(self.req.len.val());
         // RETH: DMALength is the low half of the middle slot.
@@ -1318,6 +1223,8 @@ impl<const A: usize, const R: usize, const F: usize> Logic for Responder<A, R, F
         self.scat.s_cmd_len1.next = self.sc_l1.q.val();
         self.scat.s_cmd_addr2.next = self.sc_a2.q.val();
         self.scat.s_cmd_len2.next = self.sc_l2.q.val();
+        self.scat.s_cmd_addr3.next = self.k_zero64.val();
+        self.scat.s_cmd_len3.next = 0.into();
         self.scat.s_axis_tdata.next = self.s_axis_tdata.val();
         self.scat.s_axis_tkeep.next = self.s_axis_tkeep.val();
         self.scat.s_axis_tlast.next = self.s_axis_tlast.val();
@@ -1579,12 +1486,12 @@ impl<const A: usize, const R: usize, const F: usize> Logic for Responder<A, R, F
                 self.sc_a2.d.next = self.k_zero64.val();
                 self.sc_l2.d.next = 0.into();
                 if self.send.val() {
-                    self.sc_a0.d.next = self.p_a0.q.val();
-                    self.sc_l0.d.next = self.q_len0.q.val();
-                    self.sc_a1.d.next = self.p_a1.q.val();
-                    self.sc_l1.d.next = self.q_len1.q.val();
-                    self.sc_a2.d.next = self.p_a2.q.val();
-                    self.sc_l2.d.next = self.q_len2.q.val();
+                    self.sc_a0.d.next = self.pieces.m_addr0.val();
+                    self.sc_l0.d.next = self.pieces.m_len0.val();
+                    self.sc_a1.d.next = self.pieces.m_addr1.val();
+                    self.sc_l1.d.next = self.pieces.m_len1.val();
+                    self.sc_a2.d.next = self.pieces.m_addr2.val();
+                    self.sc_l2.d.next = self.pieces.m_len2.val();
                 }
                 self.n_epsn.d.next = self.stf.epsn.val();
                 self.n_msn.d.next = self.stf.msn.val();
@@ -1629,7 +1536,7 @@ impl<const A: usize, const R: usize, const F: usize> Logic for Responder<A, R, F
                 self.c_status.d.next = 0.into();
                 self.c_op.d.next = 128.into();
                 self.c_flags.d.next = 0.into();
-                self.c_len.d.next = self.x_end.q.val().get_bits::<32>(0);
+                self.c_len.d.next = self.pieces.m_end.val().get_bits::<32>(0);
                 self.c_imm.d.next = self.k_zero32.val();
                 if self.imm.val() {
                     self.c_flags.d.next = 2.into();
@@ -1706,10 +1613,10 @@ impl<const A: usize, const R: usize, const F: usize> Logic for Responder<A, R, F
                         // for the message is a fatal error, nothing written.
                         self.cnt_exec.d.next = self.cnt_exec.q.val() + self.k_one32.val();
                         self.n_nak.d.next = 0.into();
-                        if self.wq_ok.val() & !self.y_over.q.val() {
+                        if self.wq_ok.val() & !self.pieces.m_over.val() {
                             self.n_epsn.d.next = self.psn_next.val();
                             self.n_open.d.next = 1.into();
-                            self.n_wlen.d.next = self.x_end.q.val().get_bits::<32>(0);
+                            self.n_wlen.d.next = self.pieces.m_end.val().get_bits::<32>(0);
                             if self.s_last.val() | self.s_only.val() {
                                 self.n_open.d.next = 0.into();
                                 self.n_msn.d.next = self.msn_next.val();
@@ -1726,7 +1633,7 @@ impl<const A: usize, const R: usize, const F: usize> Logic for Responder<A, R, F
                             self.r_syn.d.next = self.k_syn_inv.val();
                             self.fl_pend.d.next = true;
                             self.fl_status.d.next = 1.into();
-                            self.fl_len.d.next = self.x_off.q.val().get_bits::<32>(0);
+                            self.fl_len.d.next = self.pieces.m_off.val().get_bits::<32>(0);
                             if !self.wq_ok.val() & (self.s_first.val() | self.s_only.val()) {
                                 self.r_syn.d.next = self.k_syn_op.val();
                                 self.fl_status.d.next = 2.into();

@@ -180,7 +180,12 @@ pub const TOPS: &[Top] = &[
         name: "payload_gather",
         verilog: || verilog_of(crate::payload_gather::PayloadGather::default()),
     },
-    // A payload written to host memory in up to three pieces at any byte.
+    // A message's byte range against its four scatter/gather entries: the pieces.
+    Top {
+        name: "sge_pieces",
+        verilog: || verilog_of(crate::sge_pieces::SgePieces::default()),
+    },
+    // A payload written to host memory in up to four pieces at any byte.
     Top {
         name: "payload_scatter",
         verilog: || verilog_of(crate::payload_scatter::PayloadScatter::default()),

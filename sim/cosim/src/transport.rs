@@ -734,6 +734,15 @@ hdl_ports!(rnic_hw::payload_gather::PayloadGather {
     ],
 });
 
+hdl_ports!(rnic_hw::sge_pieces::SgePieces {
+    inputs: [
+        s_off, s_len, s_addr0, s_len0, s_addr1, s_len1, s_addr2, s_len2, s_addr3, s_len3, s_total,
+    ],
+    outputs: [
+        m_off, m_end, m_over, m_addr0, m_len0, m_addr1, m_len1, m_addr2, m_len2, m_addr3, m_len3,
+    ],
+});
+
 hdl_ports!(rnic_hw::payload_scatter::PayloadScatter {
     inputs: [
         reset,
@@ -744,6 +753,8 @@ hdl_ports!(rnic_hw::payload_scatter::PayloadScatter {
         s_cmd_len1,
         s_cmd_addr2,
         s_cmd_len2,
+        s_cmd_addr3,
+        s_cmd_len3,
         s_axis_tdata,
         s_axis_tkeep,
         s_axis_tlast,

@@ -1,5 +1,5 @@
 //! The payload scatter (`rnic_hw::payload_scatter`) in lock-step under a random host and a
-//! random payload stream: commands of one to three pieces at any byte (some empty), payloads
+//! random payload stream: commands of one to four pieces at any byte (some empty), payloads
 //! exactly as long as the pieces or longer, every handshake stalling at random, writes refused
 //! now and then. Expected from the pieces alone: the writes are the non-empty pieces in order,
 //! each `ceil(len / 8)` beats with the last one marked and its `keep` covering exactly the
@@ -14,14 +14,14 @@ use rnic_cosim::ports::{PortDut, PortLockStep};
 use rnic_hw::payload_scatter::PayloadScatter;
 
 struct Job {
-    pieces: [(u64, u16); 3],
+    pieces: [(u64, u16); 4],
     payload: Vec<u8>,
     refuse: bool,
 }
 
 fn job(rng: &mut Rng, n: usize) -> Job {
-    let mut pieces = [(0u64, 0u16); 3];
-    let count = 1 + rng.below(3) as usize;
+    let mut pieces = [(0u64, 0u16); 4];
+    let count = 1 + rng.below(4) as usize;
     for (k, p) in pieces.iter_mut().enumerate().take(count) {
         // Disjoint regions, any byte.
         let base = ((n as u64) << 20) + ((k as u64) << 16);
@@ -76,8 +76,9 @@ fn pieces_at_any_byte_in_lock_step() {
         .map(|n| inp(&d, n));
         let [done_valid, done_err, done_ready] =
             ["m_dma_wr_done_valid", "m_dma_wr_done_err", "m_done_ready"].map(|n| inp(&d, n));
-        let cmd_a = ["s_cmd_addr0", "s_cmd_addr1", "s_cmd_addr2"].map(|n| inp(&d, n));
-        let cmd_l = ["s_cmd_len0", "s_cmd_len1", "s_cmd_len2"].map(|n| inp(&d, n));
+        let cmd_a =
+            ["s_cmd_addr0", "s_cmd_addr1", "s_cmd_addr2", "s_cmd_addr3"].map(|n| inp(&d, n));
+        let cmd_l = ["s_cmd_len0", "s_cmd_len1", "s_cmd_len2", "s_cmd_len3"].map(|n| inp(&d, n));
         let o = |d: &PortLockStep<PayloadScatter>, n: &str| d.output(n);
         let [cmd_ready, s_ready, req_valid, req_addr, req_len] = [
             "s_cmd_ready",
@@ -132,7 +133,7 @@ fn pieces_at_any_byte_in_lock_step() {
             let offer = !rst && cur.is_none() && next_job < jobs.len() && rng.chance(0.5);
             d.set(cmd_valid, u64::from(offer));
             if next_job < jobs.len() {
-                for k in 0..3 {
+                for k in 0..4 {
                     d.set(cmd_a[k], jobs[next_job].pieces[k].0);
                     d.set(cmd_l[k], u64::from(jobs[next_job].pieces[k].1));
                 }

@@ -141,6 +141,28 @@ pub(crate) fn gather(
     out
 }
 
+/// Where the message bytes `[off, off + len)` fall in entries of the given lengths: for each
+/// entry they meet, in order, its index, the bytes skipped at its start and the bytes taken;
+/// `None` when the entries end first. The hardware's `sge_pieces` computes the same pieces.
+pub fn scatter_plan(lens: &[u32], off: u32, len: u32) -> Option<Vec<(usize, u32, u32)>> {
+    let mut plan = Vec::new();
+    let (mut skip, mut left) = (off, len);
+    for (i, &l) in lens.iter().enumerate() {
+        if left == 0 {
+            break;
+        }
+        if skip >= l {
+            skip -= l;
+            continue;
+        }
+        let take = (l - skip).min(left);
+        plan.push((i, skip, take));
+        left -= take;
+        skip = 0;
+    }
+    (left == 0).then_some(plan)
+}
+
 /// Writes `bytes` into a scatter/gather list from logical offset `off`. False when the list is
 /// too short or a key does not allow the write (nothing is written then).
 pub(crate) fn scatter(
@@ -151,17 +173,13 @@ pub(crate) fn scatter(
     pd: crate::mr::Pd,
 ) -> bool {
     // Check everything first, then write.
+    let lens: Vec<u32> = sgl.iter().map(|s| s.length).collect();
+    let Some(pieces) = scatter_plan(&lens, off, bytes.len() as u32) else {
+        return false;
+    };
     let mut plan = Vec::new();
-    let (mut skip, mut left) = (off, bytes.len() as u32);
-    for s in sgl {
-        if left == 0 {
-            break;
-        }
-        if skip >= s.length {
-            skip -= s.length;
-            continue;
-        }
-        let take = (s.length - skip).min(left);
+    for (i, skip, take) in pieces {
+        let s = &sgl[i];
         let Ok(at) = mrs.check(
             s.lkey,
             pd,
@@ -172,11 +190,6 @@ pub(crate) fn scatter(
             return false;
         };
         plan.push((s.lkey, at, take as usize));
-        left -= take;
-        skip = 0;
-    }
-    if left != 0 {
-        return false;
     }
     let mut from = 0;
     for (key, at, n) in plan {
