@@ -10,6 +10,7 @@ pub mod board_top;
 pub mod cdc;
 pub mod commit_fifo;
 pub mod comp_check;
+pub mod completer;
 pub mod core_slot;
 pub mod cq_path;
 pub mod cq_writer;

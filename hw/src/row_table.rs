@@ -12,7 +12,8 @@
 //! Block RAM keeps its contents through resets: the driver writes every row it uses.
 
 use rnic_regmap::desc::{
-    COMP_STATE, Format, MR_ENTRY, QP_ATTR, REQ_STATE, RESP_RESOURCE, RESP_STATE, packed_bits,
+    COMP_STATE, COMP_VIEW, Format, MR_ENTRY, QP_ATTR, REQ_STATE, RESP_RESOURCE, RESP_STATE,
+    packed_bits,
 };
 use rust_hdl::prelude::*;
 
@@ -24,6 +25,9 @@ pub const QP_BITS: usize = packed_bits(QP_ATTR.fields);
 pub const RS_BITS: usize = packed_bits(RESP_STATE.fields);
 /// Bits of a responder resource slot (`desc::RESP_RESOURCE`).
 pub const RR_BITS: usize = packed_bits(RESP_RESOURCE.fields);
+
+/// Bits of a completer view row (`desc::COMP_VIEW`).
+pub const CV_BITS: usize = packed_bits(COMP_VIEW.fields);
 
 /// Bits of a requester state row (`desc::REQ_STATE`).
 pub const RQ_BITS: usize = packed_bits(REQ_STATE.fields);
@@ -59,6 +63,11 @@ pub fn rs_offset_of(name: &str) -> Option<(usize, usize)> {
 /// A field of a completer state row.
 pub fn cs_offset_of(name: &str) -> Option<(usize, usize)> {
     row_offset_of(&COMP_STATE, name)
+}
+
+/// A field of a completer view row.
+pub fn cv_offset_of(name: &str) -> Option<(usize, usize)> {
+    row_offset_of(&COMP_VIEW, name)
 }
 
 /// A field of a requester state row.

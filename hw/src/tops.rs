@@ -205,6 +205,11 @@ pub const TOPS: &[Top] = &[
         name: "requester",
         verilog: || verilog_of(crate::requester::Requester::<6, 10>::default()),
     },
+    // The completer: 64 QP and region rows.
+    Top {
+        name: "completer",
+        verilog: || verilog_of(crate::completer::Completer::<6>::default()),
+    },
     // The responder with 64 QP and region rows, and the 25F variant's 1024-word READ FIFO (so
     // that size runs in lock-step; `responder_path` has 2048 words).
     Top {

@@ -547,6 +547,40 @@ pub const REQ_STATE: Format = Format {
     doc: "a row of the requester state table (144 bits, packed from bit 0): the send engine's part of a QP's context, written by the requester",
 };
 
+const VIEW_FIELDS: [DescField; 6] = packed([
+    (
+        "CONS",
+        16,
+        "the send ring's consumer: the oldest request not yet completed",
+    ),
+    (
+        "FRONT_PSN",
+        24,
+        "the first PSN of the request at CONS (once the requester has started it)",
+    ),
+    ("RD_DONE", 4, "READs and atomics completed (mod 16)"),
+    (
+        "REWINDS",
+        4,
+        "go-back-N rewinds asked of the requester (mod 16): NAKs, implied NAKs, timeouts, ends of RNR waits",
+    ),
+    ("RNR_WAIT", 1, "an RNR wait is under way: nothing is sent"),
+    (
+        "ERR",
+        1,
+        "a request failed: the send ring was flushed, the QP is in error",
+    ),
+]);
+
+/// A row of the completer's view table.
+pub const COMP_VIEW: Format = Format {
+    name: "comp_view",
+    size: 8,
+    fields: &VIEW_FIELDS,
+    sge: None,
+    doc: "a row of the completer's view table (50 bits, packed from bit 0): what the completer has done with a QP's send ring, written by the completer and read by the requester at each turn",
+};
+
 pub const FORMATS: &[Format] = &[
     SGE,
     SEND_WQE,
@@ -561,6 +595,7 @@ pub const FORMATS: &[Format] = &[
     RESP_STATE,
     RESP_RESOURCE,
     COMP_STATE,
+    COMP_VIEW,
     REQ_STATE,
 ];
 
