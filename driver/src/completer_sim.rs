@@ -17,6 +17,7 @@ use rnic_cosim::ports::{HdlPorts, PortDut, PortLockStep, VerilatedPorts};
 use rnic_hw::completer::Completer;
 
 use crate::host_memory::{HostMemory, ReadBeat};
+pub use crate::requester_sim::View;
 
 /// The `completer` top.
 pub type Top = Completer<6>;
@@ -43,18 +44,6 @@ pub struct Handled {
     pub kicks: Vec<usize>,
     /// Cycles from the offer to the engine idle again.
     pub cycles: u64,
-}
-
-/// The completer's view of a QP, as the requester reads it.
-#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
-pub struct HwView {
-    pub oldest: u32,
-    pub cons: u16,
-    pub front: u32,
-    pub rd_done: u8,
-    pub rewinds: u8,
-    pub rnr: bool,
-    pub err: bool,
 }
 
 /// An event for the engine.
@@ -233,12 +222,12 @@ impl<D: PortDut> CompleterSim<D> {
     }
 
     /// QP `row`'s view, as the requester reads it.
-    pub fn view(&mut self, row: usize) -> Result<HwView, String> {
+    pub fn view(&mut self, row: usize) -> Result<View, String> {
         self.set("cv_look_qp", row as u64);
         self.settle()?;
         self.tick();
         self.settle()?;
-        Ok(HwView {
+        Ok(View {
             oldest: self.get("cv_got_oldest") as u32,
             cons: self.get("cv_got_cons") as u16,
             front: self.get("cv_got_front") as u32,

@@ -48,6 +48,8 @@ pub struct View {
     pub rewinds: u8,
     /// An RNR wait is under way.
     pub rnr: bool,
+    /// A request failed and the ring was flushed.
+    pub err: bool,
 }
 
 /// What a run of turns did.
@@ -292,6 +294,7 @@ impl<D: PortDut> RequesterSim<D> {
             self.set("cv_got_rd_done", (v.rd_done & 15).into());
             self.set("cv_got_rewinds", (v.rewinds & 15).into());
             self.set("cv_got_rnr", u64::from(v.rnr));
+            self.set("cv_got_err", u64::from(v.err));
             self.set("sq_got_valid", u64::from(sq_got));
             self.set("sq_got_base", ring.base);
             self.set("sq_got_size", u64::from(ring.log) | 1 << 8);

@@ -24,7 +24,7 @@ mod common;
 use common::*;
 use rnic_cosim::axis::Rng;
 use rnic_cosim::transport::descriptor_of;
-use rnic_driver::completer_sim::{CompleterSim, Event, HwView, TimerCmd};
+use rnic_driver::completer_sim::{CompleterSim, Event, TimerCmd, View};
 use rnic_driver::queues::{Completion, encode_send};
 use rnic_driver::responder_sim::row_words;
 use rnic_driver::tables::{QpContext, encode_mr, encode_qp};
@@ -56,14 +56,14 @@ struct Covered {
 }
 
 /// A's view now: what its completer knows (`rewinds` counted by the caller).
-fn model_view(m: &Model, posted: &[Posted], rewinds: u8) -> HwView {
+fn model_view(m: &Model, posted: &[Posted], rewinds: u8) -> View {
     let qp = m.a.qp(m.qa).unwrap();
     let cons = posted.len() - qp.sq.len();
     let rd_done = posted[..cons]
         .iter()
         .filter(|p| p.wr.opcode == WrOpcode::RdmaRead || p.wr.opcode.is_atomic())
         .count();
-    HwView {
+    View {
         oldest: qp.comp.psn,
         cons: cons as u16,
         front: qp

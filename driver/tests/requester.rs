@@ -56,6 +56,7 @@ fn view_of(m: &Model, posted: &[Posted], rewinds: u8) -> View {
         rd_done: rd_done as u8,
         rewinds,
         rnr: qp.comp.rnr_until.is_some(),
+        err: false,
     }
 }
 
@@ -333,10 +334,35 @@ fn scenario(seed: u64, mtus: &[Mtu], ack_every: u32, drop: f64, n: usize, long: 
             "seed {seed}: no run of turns served two QPs"
         );
     }
+    // A failed QP (the view's error: its ring flushed) sends nothing though its ring holds a
+    // request; the same view without the error sends it.
+    let p = &pairs[0];
+    let mut wr = p.posted[0].wr.clone();
+    for s in &mut wr.sg_list {
+        s.lkey = KEY0 << 8 | (p.m.mr_a.lkey & 0xFF);
+    }
+    hw.post(p.row, &encode_send(&wr, 0).unwrap()).unwrap();
+    let mut v = view_of(&p.m, &p.posted, p.rewinds);
+    v.err = true;
+    hw.set_view(p.row, v);
+    let t = hw.turns(&[p.row]).unwrap();
+    assert!(
+        t.sent.is_empty(),
+        "seed {seed}: a failed QP sent {} packets",
+        t.sent.len()
+    );
+    v.err = false;
+    hw.set_view(p.row, v);
+    let t = hw.turns(&[p.row]).unwrap();
+    assert!(
+        !t.sent.is_empty(),
+        "seed {seed}: the request after the error was cleared"
+    );
+    let extra = t.sent.len() as u64;
     cov.retransmitted = hw.get("cnt_retransmitted");
     assert_eq!(
         hw.get("cnt_packets") + cov.retransmitted,
-        cov.packets as u64,
+        cov.packets as u64 + extra,
         "seed {seed}: the engine's packet counts"
     );
     assert_eq!(hw.get("cnt_dma_err"), 0);

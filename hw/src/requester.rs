@@ -10,8 +10,9 @@
 //!    requester at the consumer's request, at the packet of the oldest unacknowledged PSN
 //!    (clamped to the request's last packet; an atomic from its start), and a rewind sends the
 //!    next packet with AckReq counting from zero, as the model's `rewind` and `complete_front`;
-//! 3. the QP must be an RC QP in RTS and not in an RNR wait; the request at the requester's
-//!    index is read and its entries checked ([`crate::send_wqe`]); an empty ring ends the turn;
+//! 3. the QP must be an RC QP in RTS, not in an RNR wait and not failed (the view's error:
+//!    the completer flushed its ring); the request at the requester's index is read and its
+//!    entries checked ([`crate::send_wqe`]); an empty ring ends the turn;
 //! 4. the window: a packet whose PSN is `max_unacked` or more past the oldest unacknowledged
 //!    waits; a request not yet started waits behind an outstanding READ or atomic when it is
 //!    fenced, and a READ or atomic waits while `max(1, MAX_RD_ATOMIC)` are outstanding. A
@@ -137,7 +138,7 @@ pub struct Requester<const A: usize, const F: usize> {
     pub qp_got_data: Signal<In, Bits<QP_BITS>>,
     /// The completer's view of a QP, answered the clock after: the oldest unacknowledged
     /// PSN, the send ring's consumer and the first PSN of its request (once started), READs
-    /// and atomics completed and rewinds asked for (mod 16), an RNR wait under way.
+    /// and atomics completed and rewinds asked for (mod 16), an RNR wait under way, a failure.
     pub cv_look_valid: Signal<Out, Bit>,
     pub cv_look_ready: Signal<In, Bit>,
     pub cv_look_qp: Signal<Out, Bits<A>>,
@@ -147,6 +148,8 @@ pub struct Requester<const A: usize, const F: usize> {
     pub cv_got_rd_done: Signal<In, Bits<4>>,
     pub cv_got_rewinds: Signal<In, Bits<4>>,
     pub cv_got_rnr: Signal<In, Bit>,
+    /// A request failed: the completer flushed the ring (nothing more is sent).
+    pub cv_got_err: Signal<In, Bit>,
     /// The send rings' queue manager (ring n is QP row n's).
     pub sq_look_valid: Signal<Out, Bit>,
     pub sq_look_ready: Signal<In, Bit>,
@@ -225,6 +228,7 @@ pub struct Requester<const A: usize, const F: usize> {
     cv_rd_done: DFF<Bits<4>>,
     cv_rewinds: DFF<Bits<4>>,
     cv_rnr: DFF<Bit>,
+    cv_err: DFF<Bit>,
     /// The row being worked on (written back at the turn's end).
     w_next: DFF<Bits<24>>,
     w_nstart: DFF<Bits<16>>,
@@ -321,6 +325,7 @@ impl<const A: usize, const F: usize> Default for Requester<A, F> {
             cv_got_rd_done: Default::default(),
             cv_got_rewinds: Default::default(),
             cv_got_rnr: Default::default(),
+            cv_got_err: Default::default(),
             sq_look_valid: Default::default(),
             sq_look_ready: Default::default(),
             sq_look_queue: Default::default(),
@@ -386,6 +391,7 @@ impl<const A: usize, const F: usize> Default for Requester<A, F> {
             cv_rd_done: Default::default(),
             cv_rewinds: Default::default(),
             cv_rnr: Default::default(),
+            cv_err: Default::default(),
             w_next: Default::default(),
             w_nstart: Default::default(),
             w_cur: Default::default(),
@@ -447,8 +453,8 @@ impl<const A: usize, const F: usize> Logic for Requester<A, F> {
     fn update(&mut self) {
         dff_setup!(
             self, clock, st, q, qp_row, row, qp_asked, qp_have, cv_asked, cv_have, cv_oldest,
-            cv_cons, cv_front, cv_rd_done, cv_rewinds, cv_rnr, w_next, w_nstart, w_cur, w_first,
-            w_pkt, w_noack, w_passed, w_seen, w_sent, w_clamp, started, rdat, atomic, npk,
+            cv_cons, cv_front, cv_rd_done, cv_rewinds, cv_rnr, cv_err, w_next, w_nstart, w_cur,
+            w_first, w_pkt, w_noack, w_passed, w_seen, w_sent, w_clamp, started, rdat, atomic, npk,
             this_psn, more, burst, status, need, used, cnt_pkts, cnt_retx, cnt_dmae
         );
         clock!(self, clock, wqe, seg, gather, fifo);
@@ -678,6 +684,7 @@ impl<const A: usize, const F: usize> Logic for Requester<A, F> {
                     self.cv_rd_done.d.next = self.cv_got_rd_done.val();
                     self.cv_rewinds.d.next = self.cv_got_rewinds.val();
                     self.cv_rnr.d.next = self.cv_got_rnr.val();
+                    self.cv_err.d.next = self.cv_got_err.val();
                     self.cv_have.d.next = true;
                 }
                 if self.cv_look_ready.val() & !self.cv_asked.q.val() {
@@ -720,7 +727,10 @@ impl<const A: usize, const F: usize> Logic for Requester<A, F> {
                 }
                 self.more.d.next = false;
                 self.st.d.next = 17.into();
-                if (self.qpf.state.val() == 3) & !self.qpf.qtype.val().any() & !self.cv_rnr.q.val()
+                if (self.qpf.state.val() == 3)
+                    & !self.qpf.qtype.val().any()
+                    & !self.cv_rnr.q.val()
+                    & !self.cv_err.q.val()
                 {
                     self.st.d.next = 4.into();
                 }

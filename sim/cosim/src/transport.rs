@@ -993,6 +993,7 @@ hdl_ports!(rnic_hw::requester::Requester<6, 10> {
         cv_got_rd_done,
         cv_got_rewinds,
         cv_got_rnr,
+        cv_got_err,
         sq_look_ready,
         sq_got_valid,
         sq_got_base,
