@@ -37,12 +37,10 @@
 
 use rust_hdl::prelude::*;
 
-use crate::comp_check::CompCheck;
+use crate::comp_check::{CompCheck, CsFields, CsJoin};
 use crate::payload_scatter::PayloadScatter;
 use crate::req_segment::{SWQE_BITS, swqe_offset_of};
-use crate::row_table::{
-    CS_BITS, CV_BITS, MR_BITS, QP_BITS, cs_offset_of, cv_offset_of, qp_offset_of,
-};
+use crate::row_table::{CS_BITS, CV_BITS, MR_BITS, QP_BITS, cv_offset_of, qp_offset_of};
 use crate::send_wqe::SendWqe;
 use crate::sge_pieces::SgePieces;
 use crate::transport_header::{TH_BITS, th_offset_of};
@@ -72,27 +70,6 @@ field_split!(
         rnr: 3 => "RNR_RETRY",
         scq: 16 => "SEND_CQ",
         sigall: 1 => "SIG_ALL",
-    }
-);
-
-field_split!(
-    /// A completer state row, as read.
-    CpCsFields, CS_BITS, cs_offset_of, {
-        psn: 24 => "OLDEST_PSN",
-        retry: 3 => "RETRY_CNT",
-        rnr: 3 => "RNR_RETRY",
-        started: 1 => "STARTED_RETRY",
-    }
-);
-
-field_join!(
-    /// A completer state row, as written by the engine itself (init, expiries, a refused
-    /// placement).
-    CpCsJoin, CS_BITS, cs_offset_of, {
-        psn: 24 => "OLDEST_PSN",
-        retry: 3 => "RETRY_CNT",
-        rnr: 3 => "RNR_RETRY",
-        started: 1 => "STARTED_RETRY",
     }
 );
 
@@ -256,8 +233,8 @@ pub struct Completer<const A: usize> {
     scat: PayloadScatter,
     thf: CpThFields,
     qpf: CpQpFields,
-    csf: CpCsFields,
-    cs_new: CpCsJoin,
+    csf: CsFields,
+    cs_new: CsJoin,
     cvf: CpCvFields,
     cv_out: CpCvJoin,
     rvf: CpCvFields,
@@ -304,7 +281,6 @@ pub struct Completer<const A: usize> {
     d_rnr: DFF<Bit>,
     d_timer: DFF<Bits<2>>,
     d_off: DFF<Bits<32>>,
-    d_suppressed: DFF<Bit>,
     /// Placement: READ data or an atomic's value; the pieces' clocks; the value's beat sent;
     /// the payload still to discard.
     p_atomic: DFF<Bit>,
@@ -352,7 +328,6 @@ pub struct Completer<const A: usize> {
     k_m2047: Constant<Bits<36>>,
     k_m4095: Constant<Bits<36>>,
     k_one24: Constant<Bits<24>>,
-    k_zero64: Constant<Bits<64>>,
     k_eight16: Constant<Bits<16>>,
 }
 
@@ -503,7 +478,6 @@ impl<const A: usize> Default for Completer<A> {
             d_rnr: Default::default(),
             d_timer: Default::default(),
             d_off: Default::default(),
-            d_suppressed: Default::default(),
             p_atomic: Default::default(),
             p_wait: Default::default(),
             p_sent: Default::default(),
@@ -544,7 +518,6 @@ impl<const A: usize> Default for Completer<A> {
             k_m2047: Constant::new(2047.into()),
             k_m4095: Constant::new(4095.into()),
             k_one24: Constant::new(bits::<24>(1)),
-            k_zero64: Constant::new(bits::<64>(0)),
             k_eight16: Constant::new(bits::<16>(8)),
         }
     }
@@ -554,62 +527,11 @@ impl<const A: usize> Logic for Completer<A> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self,
-            clock,
-            st,
-            ev,
-            q,
-            hdr,
-            qp_row,
-            qp_asked,
-            qp_have,
-            sent,
-            nstart,
-            w_cs,
-            v_cons,
-            v_front,
-            v_rd,
-            v_rew,
-            v_rnr,
-            v_err,
-            f_tag_v,
-            f_tag_q,
-            f_tag_i,
-            f_have,
-            f_kind,
-            f_npk,
-            completed,
-            d_more,
-            skip,
-            d_cs,
-            d_fail,
-            d_status,
-            d_rewind,
-            d_complete,
-            d_rnr,
-            d_timer,
-            d_off,
-            d_suppressed,
-            p_atomic,
-            p_wait,
-            p_sent,
-            p_err,
-            drain,
-            c_beat,
-            c_status,
-            c_len,
-            c_idx,
-            c_ret,
-            fl_idx,
-            fl_fidx,
-            fl_status,
-            t_pend,
-            t_arm,
-            t_rnr,
-            t_code,
-            cnt_resp,
-            cnt_drop,
-            cnt_dmae
+            self, clock, st, ev, q, hdr, qp_row, qp_asked, qp_have, sent, nstart, w_cs, v_cons,
+            v_front, v_rd, v_rew, v_rnr, v_err, f_tag_v, f_tag_q, f_tag_i, f_have, f_kind, f_npk,
+            completed, d_more, skip, d_cs, d_fail, d_status, d_rewind, d_complete, d_rnr, d_timer,
+            d_off, p_atomic, p_wait, p_sent, p_err, drain, c_beat, c_status, c_len, c_idx, c_ret,
+            fl_idx, fl_fidx, fl_status, t_pend, t_arm, t_rnr, t_code, cnt_resp, cnt_drop, cnt_dmae
         );
         clock!(self, clock, step, wqe, pieces, scat);
         self.cs_mem.read_clock.next = self.clock.val();
@@ -1023,7 +945,6 @@ impl<const A: usize> Logic for Completer<A> {
                         self.d_rnr.d.next = self.step.m_rnr_wait.val();
                         self.d_timer.d.next = self.step.m_timer.val();
                         self.d_off.d.next = self.step.m_offset.val();
-                        self.d_suppressed.d.next = self.step.m_suppressed.val();
                         self.drain.d.next = self.thf.len.val().any();
                         self.p_wait.d.next = 0.into();
                         self.p_sent.d.next = false;
