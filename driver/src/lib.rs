@@ -37,6 +37,7 @@ pub mod raw;
 pub mod rawsock;
 pub mod registers;
 pub mod replay_hw;
+pub mod requester_path_sim;
 pub mod requester_sim;
 pub mod responder_sim;
 mod ring;

@@ -43,8 +43,10 @@
 //! QP and region rows, `F` of the FIFO's words (10: one MTU-4096 payload read while the one
 //! before it drains).
 //!
-//! Not here yet: UD sends (a UD QP's turn ends without sending); arming the ACK timer (the
-//! completer's, at the packets it sees leave).
+//! Each descriptor carries the QP's TIMEOUT out (`m_desc_timeout`): a packet sent arms the ACK
+//! timer when it is idle ([`crate::timer_arm`], in [`crate::requester_path`]).
+//!
+//! Not here yet: UD sends (a UD QP's turn ends without sending).
 
 use rust_hdl::prelude::*;
 
@@ -64,6 +66,7 @@ field_split!(
         pd: 16 => "PD",
         mra: 5 => "MAX_RD_ATOMIC",
         mtu: 3 => "PATH_MTU",
+        timeout: 5 => "TIMEOUT",
     }
 );
 
@@ -178,6 +181,9 @@ pub struct Requester<const A: usize, const F: usize> {
     pub m_desc_ready: Signal<In, Bit>,
     pub m_desc_data: Signal<Out, Bits<TH_BITS>>,
     pub m_desc_qp: Signal<Out, Bits<A>>,
+    /// The QP's TIMEOUT, with each descriptor (the ACK timer a packet sent arms:
+    /// [`crate::timer_arm`]).
+    pub m_desc_timeout: Signal<Out, Bits<5>>,
     /// Their payloads, one frame per descriptor with a payload.
     pub m_axis_tdata: Signal<Out, Bits<64>>,
     pub m_axis_tkeep: Signal<Out, Bits<8>>,
@@ -350,6 +356,7 @@ impl<const A: usize, const F: usize> Default for Requester<A, F> {
             m_desc_ready: Default::default(),
             m_desc_data: Default::default(),
             m_desc_qp: Default::default(),
+            m_desc_timeout: Default::default(),
             m_axis_tdata: Default::default(),
             m_axis_tkeep: Default::default(),
             m_axis_tlast: Default::default(),
@@ -536,18 +543,23 @@ impl<const A: usize, const F: usize> Logic for Requester<A, F> {
         self.m_desc_valid.next = self.st.q.val() == 15;
         self.m_desc_data.next = self.seg.m_desc.val();
         self.m_desc_qp.next = self.q.q.val();
+        self.m_desc_timeout.next = self.qpf.timeout.val();
         self.mem.read_address.next = self.q.q.val();
         self.mem.write_address.next = self.q.q.val();
         self.mem.write_data.next = self.rq_out.word.val();
         self.mem.write_enable.next = self.st.q.val() == 17;
-        // The send point's copy, written with the row.
+        // The send point's copy: written with the row, and after every packet during a turn
+        // (states 4 and 8 follow a packet's write-back, 16, with the working registers
+        // committed), so the completer knows of a packet as soon as it has left, not only when
+        // the turn of up to eight ends.
         self.sp_mem.read_address.next = self.sp_look_qp.val();
         self.sp_got_sent.next = self.sp_mem.read_data.val().get_bits::<24>(0);
         self.sp_got_nstart.next = self.sp_mem.read_data.val().get_bits::<16>(24);
         self.sp_mem.write_address.next = self.q.q.val();
         self.sp_mem.write_data.next = bit_cast::<40, 24>(self.w_sent.q.val())
             | (bit_cast::<40, 16>(self.w_nstart.q.val()) << 24);
-        self.sp_mem.write_enable.next = self.st.q.val() == 17;
+        self.sp_mem.write_enable.next =
+            (self.st.q.val() == 17) | (self.st.q.val() == 4) | (self.st.q.val() == 8);
 
         // The request reader.
         self.wqe.s_req_valid.next = self.st.q.val() == 4;

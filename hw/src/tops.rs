@@ -210,6 +210,11 @@ pub const TOPS: &[Top] = &[
         name: "completer",
         verilog: || verilog_of(crate::completer::Completer::<6>::default()),
     },
+    // The sending side: scheduler, requester, completer and timers, 64 QPs.
+    Top {
+        name: "requester_path",
+        verilog: || verilog_of(crate::requester_path::RequesterPath::<6, 10>::default()),
+    },
     // The responder with 64 QP and region rows, and the 25F variant's 1024-word READ FIFO (so
     // that size runs in lock-step; `responder_path` has 2048 words).
     Top {

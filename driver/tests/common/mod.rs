@@ -283,6 +283,30 @@ pub struct Posted {
 /// one to three scatter/gather entries, SOLICITED and FENCE at random), and a receive request
 /// on B for each that takes one.
 pub fn post(m: &mut Model, rng: &mut Rng, n: usize, fill_a: &[u8]) -> Vec<Posted> {
+    post_in(m, rng, n, fill_a, false)
+}
+
+/// As [`post`], with `reads_apart`: READs read B's upper half and nothing writes there (atomics,
+/// WRITEs and receive buffers in the lower half), so a READ that is executed again after later
+/// requests (its responses lost, the request sent again) reads what it read the first time.
+pub fn post_in(
+    m: &mut Model,
+    rng: &mut Rng,
+    n: usize,
+    fill_a: &[u8],
+    reads_apart: bool,
+) -> Vec<Posted> {
+    let half = LEN_B / 2;
+    // A remote offset for `len` bytes from a draw over the whole region.
+    let place = |draw: u64, len: u64, read: bool| -> u64 {
+        if !reads_apart {
+            draw
+        } else if read {
+            half + draw % (half - len + 1)
+        } else {
+            draw % (half - len + 1)
+        }
+    };
     let mtu = m.attr_a.path_mtu.bytes() as u64;
     let mut out = Vec::new();
     for i in 0..n {
@@ -309,9 +333,11 @@ pub fn post(m: &mut Model, rng: &mut Rng, n: usize, fill_a: &[u8]) -> Vec<Posted
         let mut bytes = Vec::new();
         if op.is_atomic() {
             let dst = A_SRC + 8 * rng.below(A_SRC / 8);
+            let slot = rng.below(LEN_B / 8);
+            let slot = if reads_apart { slot % (half / 8) } else { slot };
             wr = wr
                 .sge(m.mr_a.va + dst, 8, m.mr_a.lkey)
-                .remote(VA_B + 8 * rng.below(LEN_B / 8), KEY_B)
+                .remote(VA_B + 8 * slot, KEY_B)
                 .atomic(rng.next_u64(), rng.next_u64());
         } else {
             let len = match rng.below(4) {
@@ -338,7 +364,8 @@ pub fn post(m: &mut Model, rng: &mut Rng, n: usize, fill_a: &[u8]) -> Vec<Posted
                 }
             }
             if op != WrOpcode::Send && op != WrOpcode::SendWithImm {
-                wr = wr.remote(VA_B + rng.below(LEN_B - len + 1), KEY_B);
+                let read = op == WrOpcode::RdmaRead;
+                wr = wr.remote(VA_B + place(rng.below(LEN_B - len + 1), len, read), KEY_B);
             }
             if matches!(op, WrOpcode::SendWithImm | WrOpcode::RdmaWriteWithImm) {
                 wr = wr.imm(rng.next_u64() as u32);
@@ -349,7 +376,7 @@ pub fn post(m: &mut Model, rng: &mut Rng, n: usize, fill_a: &[u8]) -> Vec<Posted
             WrOpcode::Send | WrOpcode::SendWithImm | WrOpcode::RdmaWriteWithImm
         ) {
             let len = wr.total_len();
-            let at = rng.below(LEN_B - len + 1);
+            let at = place(rng.below(LEN_B - len + 1), len, false);
             let recv = RecvWr::new(i as u64).sge(VA_B + at, len as u32, KEY_B);
             m.b.post_recv(m.qb, recv).unwrap();
         }

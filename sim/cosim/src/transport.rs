@@ -236,6 +236,53 @@ pub fn descriptor_of(f: &RoceFrame) -> (TransportHeader, AvRecord, u128) {
     (t, av, u128::from_be_bytes(sgid.octets()))
 }
 
+/// The frame a send descriptor and payload make, the inverse of [`descriptor_of`]: the BTH
+/// fields and the extension headers the opcode carries, from their union slots; Ethernet, IP
+/// and UDP (what the address vector decides) from `template`, a frame of the same flow.
+pub fn frame_of(
+    t: &TransportHeader,
+    payload: &[u8],
+    template: &RoceFrame,
+) -> Result<RoceFrame, String> {
+    use rnic_wire::ext::{AtomicEth, Reth};
+    use rnic_wire::opcode::{Ext, lookup};
+    let op = t.get("OpCode") as u8;
+    let info = lookup(op).ok_or(format!("opcode {op:#x} is not one of RoCE's"))?;
+    let mut f = template.clone();
+    f.bth.opcode = op;
+    f.bth.solicited = t.get("SE") == 1;
+    f.bth.pkey = t.get("P_Key") as u16;
+    f.bth.dest_qp = t.get("DestQP") as u32;
+    f.bth.ack_req = t.get("AckReq") == 1;
+    f.bth.psn = t.get("PSN") as u32;
+    let (va, key, mid) = (t.get("ext_va"), t.get("ext_key") as u32, t.get("ext_mid"));
+    let mut x = ExtHeaders::default();
+    if info.has(Ext::Reth) {
+        x.reth = Some(Reth {
+            va,
+            rkey: key,
+            dma_len: mid as u32,
+        });
+    }
+    if info.has(Ext::AtomicEth) {
+        x.atomic_eth = Some(AtomicEth {
+            va,
+            rkey: key,
+            swap_add: mid,
+            compare: t.get("ext_cmp"),
+        });
+    }
+    if info.has(Ext::ImmDt) {
+        x.immdt = Some((mid >> 32) as u32);
+    }
+    if info.has(Ext::Ieth) {
+        x.ieth = Some((mid >> 32) as u32);
+    }
+    f.ext = x;
+    f.payload = payload.to_vec();
+    Ok(f)
+}
+
 /// What a run of the transmit path produced.
 pub struct TxPathRun {
     pub frames: Vec<OutFrame>,
@@ -1031,6 +1078,7 @@ hdl_ports!(rnic_hw::requester::Requester<6, 10> {
         m_desc_valid,
         m_desc_data,
         m_desc_qp,
+        m_desc_timeout,
         m_axis_tdata,
         m_axis_tkeep,
         m_axis_tlast,
@@ -1045,6 +1093,97 @@ hdl_ports!(rnic_hw::requester::Requester<6, 10> {
         cnt_packets,
         cnt_retransmitted,
         cnt_dma_err,
+    ],
+});
+
+hdl_ports!(rnic_hw::requester_path::RequesterPath<6, 10> {
+    inputs: [
+        reset,
+        db_valid,
+        db_queue,
+        s_init_valid,
+        s_init_qp,
+        s_init_psn,
+        s_init_index,
+        s_init_retry,
+        s_init_rnr,
+        ack_every,
+        max_unacked,
+        tick_cycles,
+        qp_look_ready,
+        qp_got_data,
+        sq_look_ready,
+        sq_got_valid,
+        sq_got_base,
+        sq_got_size,
+        sq_got_prod,
+        mr_look_ready,
+        mr_got_data,
+        m_dma_rd_req_ready,
+        m_dma_rd_data_valid,
+        m_dma_rd_data,
+        m_dma_rd_data_last,
+        m_dma_rd_data_err,
+        m_dma_rd_data_tag,
+        m_dma_wr_req_ready,
+        m_dma_wr_data_ready,
+        m_dma_wr_done_valid,
+        m_dma_wr_done_tag,
+        m_dma_wr_done_err,
+        m_desc_ready,
+        m_axis_tready,
+        s_hdr_valid,
+        s_hdr_data,
+        s_axis_tdata,
+        s_axis_tkeep,
+        s_axis_tlast,
+        s_axis_tvalid,
+        m_cqe_ready,
+    ],
+    outputs: [
+        s_init_ready,
+        qp_look_valid,
+        qp_look_row,
+        sq_look_valid,
+        sq_look_queue,
+        mr_look_valid,
+        mr_look_row,
+        m_dma_rd_req_valid,
+        m_dma_rd_req_addr,
+        m_dma_rd_req_len,
+        m_dma_rd_req_tag,
+        m_dma_rd_data_ready,
+        m_dma_wr_req_valid,
+        m_dma_wr_req_addr,
+        m_dma_wr_req_len,
+        m_dma_wr_req_tag,
+        m_dma_wr_data_valid,
+        m_dma_wr_data,
+        m_dma_wr_data_keep,
+        m_dma_wr_data_last,
+        m_desc_valid,
+        m_desc_data,
+        m_desc_qp,
+        m_axis_tdata,
+        m_axis_tkeep,
+        m_axis_tlast,
+        m_axis_tuser,
+        m_axis_tvalid,
+        s_hdr_ready,
+        s_axis_tready,
+        m_cqe_valid,
+        m_cqe_cq,
+        m_cqe_data,
+        m_cqe_last,
+        cnt_packets,
+        cnt_retransmitted,
+        cnt_responses,
+        cnt_dropped,
+        cnt_expiries,
+        cnt_arms,
+        cnt_req_dma_err,
+        cnt_comp_dma_err,
+        busy,
     ],
 });
 

@@ -1,0 +1,501 @@
+//! The sending side in hardware ([`rnic_hw::requester_path`]: scheduler, requester, completer
+//! and timers) in simulation, clock by clock, with what surrounds it in the NIC: QP attribute
+//! and memory region rows (as [`crate::tables`] encodes them) answered the clock after a look,
+//! one send ring per QP in host memory (requests as [`crate::queues::encode_send`] writes
+//! them, a producer index moved by [`RequesterPathSim::post`] and announced by a doorbell),
+//! host memory behind the DMA port (reads answered in order, writes done a few clocks after
+//! their last beat), and the network on the caller's side: [`RequesterPathSim::step`] collects
+//! the packets the engine sends (send descriptor and payload) and the completions it writes,
+//! and feeds it the responses the caller queued with [`RequesterPathSim::respond`]. Every
+//! ready the engine waits on and every offer stalls at random with chance `stall` per clock.
+//!
+//! Used by the tests (rust-hdl and Verilator in lock-step) and by `rnic sim rdma`'s hardware
+//! sender (Verilator alone).
+
+use std::collections::VecDeque;
+
+use rnic_cosim::axis::Rng;
+use rnic_cosim::ports::{HdlPorts, PortDut, PortLockStep, VerilatedPorts, field};
+use rnic_hw::requester_path::RequesterPath;
+use rnic_hw::transport_header::th_offset_of;
+
+use crate::host_memory::HostMemory;
+pub use crate::requester_sim::Sent;
+
+/// The `requester_path` top.
+pub type Top = RequesterPath<6, 10>;
+/// QPs of the `requester_path` top.
+pub const ROWS: usize = Top::ROWS;
+
+/// A send ring in host memory.
+#[derive(Clone, Copy, Debug)]
+struct Ring {
+    base: u64,
+    log: u32,
+    prod: u16,
+}
+
+/// The engine's counters.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Counters {
+    pub packets: u64,
+    pub retransmitted: u64,
+    pub responses: u64,
+    pub dropped: u64,
+    pub expiries: u64,
+    pub arms: u64,
+    pub req_dma_err: u64,
+    pub comp_dma_err: u64,
+}
+
+pub struct RequesterPathSim<D: PortDut> {
+    pub dut: D,
+    rng: Rng,
+    stall: f64,
+    qp_rows: Vec<Vec<u64>>,
+    mr_rows: Vec<Vec<u64>>,
+    rings: Vec<Option<Ring>>,
+    memory: HostMemory,
+    pub cycle: u64,
+    /// Doorbells and QP starts waiting to be presented.
+    doorbells: VecDeque<usize>,
+    inits: VecDeque<[u64; 5]>,
+    /// Responses waiting to go in: transport header words and payload.
+    responses: VecDeque<(Vec<u64>, Vec<u8>)>,
+    hdr_taken: bool,
+    payload: VecDeque<(u64, u64, bool)>,
+    pay_shown: bool,
+    // Lookups answered the next clock.
+    qp_got: Option<usize>,
+    mr_got: usize,
+    sq_got: Option<usize>,
+    // DMA: read beats in order with their tag; a write in progress; dones pending.
+    beats: VecDeque<(u64, bool, bool, u64)>,
+    beat_shown: bool,
+    write: Option<(u64, usize, u64, Vec<u8>)>,
+    dones: VecDeque<(u32, u64)>,
+    // Packets: descriptors waiting for their payloads, the payload being collected.
+    descs: VecDeque<(usize, Vec<u64>, u64)>,
+    payloads: VecDeque<Vec<u8>>,
+    frame: Vec<u8>,
+    cqe: Vec<u8>,
+    /// Packets sent and completions written (CQ, entry), since the caller last took them.
+    pub sent: Vec<Sent>,
+    pub cqes: Vec<(u16, [u8; 32])>,
+}
+
+impl RequesterPathSim<PortLockStep<Top>> {
+    /// The `requester_path` top, rust-hdl and Verilator in lock-step.
+    pub fn lockstep(seed: u64, stall: f64) -> Result<Self, String> {
+        let d = PortLockStep::new(Top::default(), "requester_path", seed)?;
+        Self::new(d, seed, stall)
+    }
+}
+
+impl RequesterPathSim<VerilatedPorts> {
+    /// The `requester_path` top, Verilator alone.
+    pub fn verilated(seed: u64, stall: f64) -> Result<Self, String>
+    where
+        Top: HdlPorts,
+    {
+        let d = VerilatedPorts::of::<Top>("requester_path")?;
+        Self::new(d, seed, stall)
+    }
+}
+
+impl<D: PortDut> RequesterPathSim<D> {
+    fn new(mut dut: D, seed: u64, stall: f64) -> Result<Self, String> {
+        let r = dut.input("reset");
+        dut.set(r, 1);
+        for _ in 0..4 {
+            dut.settle().map_err(|e| e.to_string())?;
+            dut.tick();
+        }
+        dut.set(r, 0);
+        let mut s = RequesterPathSim {
+            dut,
+            rng: Rng::new(seed ^ 0x9A7B),
+            stall,
+            qp_rows: vec![vec![0; 4]; ROWS],
+            mr_rows: vec![vec![0; 4]; ROWS],
+            rings: vec![None; ROWS],
+            memory: HostMemory::default(),
+            cycle: 0,
+            doorbells: VecDeque::new(),
+            inits: VecDeque::new(),
+            responses: VecDeque::new(),
+            hdr_taken: false,
+            payload: VecDeque::new(),
+            pay_shown: false,
+            qp_got: None,
+            mr_got: 0,
+            sq_got: None,
+            beats: VecDeque::new(),
+            beat_shown: false,
+            write: None,
+            dones: VecDeque::new(),
+            descs: VecDeque::new(),
+            payloads: VecDeque::new(),
+            frame: Vec::new(),
+            cqe: Vec::new(),
+            sent: Vec::new(),
+            cqes: Vec::new(),
+        };
+        // The tables' clears after reset.
+        for _ in 0..10_000 {
+            s.settle()?;
+            let busy = s.get("busy") == 1;
+            s.tick();
+            if !busy {
+                return Ok(s);
+            }
+        }
+        Err("the engine stayed busy after reset".into())
+    }
+
+    /// QP attribute row `row` (the words of its port).
+    pub fn set_qp(&mut self, row: usize, words: Vec<u64>) {
+        self.qp_rows[row] = words;
+    }
+
+    /// Memory region row `row`.
+    pub fn set_mr(&mut self, row: usize, words: Vec<u64>) {
+        self.mr_rows[row] = words;
+    }
+
+    /// Host memory at device address `base`, holding `bytes`.
+    pub fn map(&mut self, base: u64, bytes: &[u8]) {
+        self.memory.map(base, bytes.len());
+        self.memory.fill(base, bytes);
+    }
+
+    /// `len` bytes of host memory at `addr`, if mapped.
+    pub fn read(&self, addr: u64, len: usize) -> Option<&[u8]> {
+        self.memory.read(addr, len)
+    }
+
+    /// QP `row`'s send ring: `2^log` requests of 128 bytes at `base` (mapped here), empty.
+    pub fn set_ring(&mut self, row: usize, base: u64, log: u32) {
+        self.memory.map(base, 128 << log);
+        self.rings[row] = Some(Ring { base, log, prod: 0 });
+    }
+
+    /// The AckReq interval, the window and the clocks per timer tick.
+    pub fn settings(&mut self, ack_every: u32, window: u32, tick_cycles: u16) {
+        self.set("ack_every", ack_every.into());
+        self.set("max_unacked", window.into());
+        self.set("tick_cycles", tick_cycles.into());
+    }
+
+    /// Starts QP `row` (entering RTS): its first PSN, its ring's producer as consumer,
+    /// RETRY_CNT and RNR_RETRY. Presented from the next clock on.
+    pub fn init_qp(&mut self, row: usize, psn: u32, retry: u8, rnr: u8) -> Result<(), String> {
+        let r = self.rings[row].ok_or(format!("QP row {row} has no send ring"))?;
+        self.inits.push_back([
+            row as u64,
+            psn.into(),
+            r.prod.into(),
+            retry.into(),
+            rnr.into(),
+        ]);
+        Ok(())
+    }
+
+    /// Writes a `send_wqe` at the producer of QP `row`'s ring, moves the producer on and rings
+    /// the doorbell.
+    pub fn post(&mut self, row: usize, entry: &[u8]) -> Result<(), String> {
+        let r = self.rings[row].ok_or(format!("QP row {row} has no send ring"))?;
+        let at = r.base + 128 * u64::from(r.prod & ((1 << r.log) - 1) as u16);
+        if !self.memory.fill(at, entry) {
+            return Err(format!("the ring slot at {at:#x} is not mapped"));
+        }
+        self.rings[row] = Some(Ring {
+            prod: r.prod.wrapping_add(1),
+            ..r
+        });
+        self.doorbells.push_back(row);
+        Ok(())
+    }
+
+    /// A response for the engine: its transport header (the receive path's words) and payload.
+    pub fn respond(&mut self, hdr: Vec<u64>, payload: Vec<u8>) {
+        self.responses.push_back((hdr, payload));
+    }
+
+    /// Responses not yet taken in whole.
+    pub fn responses_pending(&self) -> usize {
+        self.responses.len()
+    }
+
+    pub fn counters(&self) -> Counters {
+        Counters {
+            packets: self.get("cnt_packets"),
+            retransmitted: self.get("cnt_retransmitted"),
+            responses: self.get("cnt_responses"),
+            dropped: self.get("cnt_dropped"),
+            expiries: self.get("cnt_expiries"),
+            arms: self.get("cnt_arms"),
+            req_dma_err: self.get("cnt_req_dma_err"),
+            comp_dma_err: self.get("cnt_comp_dma_err"),
+        }
+    }
+
+    /// Nothing in flight on this side of the ports: no doorbell, start or response waiting,
+    /// no DMA read, write or packet half done.
+    pub fn quiet(&self) -> bool {
+        self.doorbells.is_empty()
+            && self.inits.is_empty()
+            && self.responses.is_empty()
+            && self.beats.is_empty()
+            && self.write.is_none()
+            && self.dones.is_empty()
+            && self.descs.is_empty()
+            && self.frame.is_empty()
+            && self.cqe.is_empty()
+    }
+
+    fn set(&mut self, name: &str, v: u64) {
+        let i = self.dut.input(name);
+        self.dut.set(i, v);
+    }
+
+    fn set_words(&mut self, name: &str, w: &[u64]) {
+        let i = self.dut.input(name);
+        self.dut.set_words(i, w);
+    }
+
+    pub fn get(&self, name: &str) -> u64 {
+        self.dut.get(self.dut.output(name))
+    }
+
+    fn settle(&mut self) -> Result<(), String> {
+        self.dut.settle().map_err(|e| e.to_string())
+    }
+
+    fn tick(&mut self) {
+        self.dut.tick();
+        self.cycle += 1;
+    }
+
+    fn go(&mut self) -> bool {
+        self.stall == 0.0 || !self.rng.chance(self.stall)
+    }
+
+    /// One clock.
+    pub fn step(&mut self) -> Result<(), String> {
+        let c = self.cycle;
+        // Doorbells (no ready: taken as presented) and QP starts.
+        let db = self.doorbells.front().copied().filter(|_| self.go());
+        self.set("db_valid", u64::from(db.is_some()));
+        self.set("db_queue", db.unwrap_or(0) as u64);
+        let init = self.inits.front().copied();
+        self.set("s_init_valid", u64::from(init.is_some()));
+        if let Some([q, psn, index, retry, rnr]) = init {
+            self.set("s_init_qp", q);
+            self.set("s_init_psn", psn);
+            self.set("s_init_index", index);
+            self.set("s_init_retry", retry);
+            self.set("s_init_rnr", rnr);
+        }
+        // Responses: the header, then its payload.
+        let offer = !self.hdr_taken && !self.responses.is_empty() && self.go();
+        self.set("s_hdr_valid", u64::from(offer));
+        if let Some((h, _)) = self.responses.front() {
+            let h = h.clone();
+            self.set_words("s_hdr_data", &h);
+        }
+        self.pay_shown = !self.payload.is_empty() && (self.pay_shown || self.go());
+        let (pd, pk, pl) = self.payload.front().copied().unwrap_or((0, 0, false));
+        self.set("s_axis_tvalid", u64::from(self.pay_shown));
+        self.set("s_axis_tdata", pd);
+        self.set("s_axis_tkeep", pk);
+        self.set("s_axis_tlast", u64::from(pl));
+        // Lookups.
+        let (qr, sr, mr) = (self.go(), self.go(), self.go());
+        self.set("qp_look_ready", u64::from(qr));
+        self.set("sq_look_ready", u64::from(sr));
+        self.set("mr_look_ready", u64::from(mr));
+        let qp = self
+            .qp_got
+            .map_or(vec![0; 4], |r: usize| self.qp_rows[r].clone());
+        self.set_words("qp_got_data", &qp);
+        let mrow = self.mr_rows[self.mr_got].clone();
+        self.set_words("mr_got_data", &mrow);
+        let ring = self.sq_got.and_then(|r| self.rings[r]);
+        self.set("sq_got_valid", u64::from(ring.is_some()));
+        let ring = ring.unwrap_or(Ring {
+            base: 0,
+            log: 0,
+            prod: 0,
+        });
+        self.set("sq_got_base", ring.base);
+        self.set("sq_got_size", u64::from(ring.log) | 1 << 8);
+        self.set("sq_got_prod", ring.prod.into());
+        // DMA.
+        let rq = self.go();
+        self.set("m_dma_rd_req_ready", u64::from(rq));
+        self.beat_shown = !self.beats.is_empty() && (self.beat_shown || self.go());
+        let (bd, bl, be, bt) = self.beats.front().copied().unwrap_or((0, false, false, 0));
+        self.set("m_dma_rd_data_valid", u64::from(self.beat_shown));
+        self.set("m_dma_rd_data", bd);
+        self.set("m_dma_rd_data_last", u64::from(bl));
+        self.set("m_dma_rd_data_err", u64::from(be));
+        self.set("m_dma_rd_data_tag", bt);
+        let (wq, wd) = (self.go(), self.go());
+        self.set("m_dma_wr_req_ready", u64::from(wq && self.write.is_none()));
+        self.set("m_dma_wr_data_ready", u64::from(wd));
+        let done = self.dones.front().filter(|d| d.0 == 0).map(|d| d.1);
+        self.set("m_dma_wr_done_valid", u64::from(done.is_some()));
+        self.set("m_dma_wr_done_tag", done.unwrap_or(0));
+        self.set("m_dma_wr_done_err", 0);
+        // Packets and completions out.
+        let (dr, ar, cr) = (self.go(), self.go(), self.go());
+        self.set("m_desc_ready", u64::from(dr));
+        self.set("m_axis_tready", u64::from(ar));
+        self.set("m_cqe_ready", u64::from(cr));
+        self.settle()?;
+
+        if db.is_some() {
+            self.doorbells.pop_front();
+        }
+        if init.is_some() && self.get("s_init_ready") == 1 {
+            self.inits.pop_front();
+        }
+        if offer && self.get("s_hdr_ready") == 1 {
+            let (_, bytes) = self.responses.front().expect("offered");
+            let n = bytes.len().div_ceil(8);
+            for (k, ch) in bytes.chunks(8).enumerate() {
+                let mut w = [0u8; 8];
+                w[..ch.len()].copy_from_slice(ch);
+                let keep = (1u64 << ch.len()) - 1;
+                self.payload
+                    .push_back((u64::from_le_bytes(w), keep, k + 1 == n));
+            }
+            self.hdr_taken = true;
+        }
+        if self.pay_shown && self.get("s_axis_tready") == 1 {
+            self.payload.pop_front();
+            self.pay_shown = false;
+        }
+        if self.hdr_taken && self.payload.is_empty() {
+            self.responses.pop_front();
+            self.hdr_taken = false;
+        }
+        self.qp_got =
+            (qr && self.get("qp_look_valid") == 1).then(|| self.get("qp_look_row") as usize);
+        self.sq_got =
+            (sr && self.get("sq_look_valid") == 1).then(|| self.get("sq_look_queue") as usize);
+        if mr && self.get("mr_look_valid") == 1 {
+            self.mr_got = self.get("mr_look_row") as usize;
+        }
+        if rq && self.get("m_dma_rd_req_valid") == 1 {
+            let addr = self.get("m_dma_rd_req_addr");
+            let len = self.get("m_dma_rd_req_len") as usize;
+            let tag = self.get("m_dma_rd_req_tag");
+            let read = self.memory.read_beats(addr, len);
+            let read = read.map_err(|e| format!("cycle {c}: {e}"))?;
+            self.beats
+                .extend(read.into_iter().map(|(d, l, e)| (d, l, e, tag)));
+        }
+        if self.beat_shown && self.get("m_dma_rd_data_ready") == 1 {
+            self.beats.pop_front();
+            self.beat_shown = false;
+        }
+        if done.is_some() {
+            self.dones.pop_front();
+        }
+        for d in self.dones.iter_mut() {
+            d.0 = d.0.saturating_sub(1);
+        }
+        if wq && self.write.is_none() && self.get("m_dma_wr_req_valid") == 1 {
+            let addr = self.get("m_dma_wr_req_addr");
+            let len = self.get("m_dma_wr_req_len") as usize;
+            let tag = self.get("m_dma_wr_req_tag");
+            self.write = Some((addr, len, tag, Vec::new()));
+        }
+        if wd && self.get("m_dma_wr_data_valid") == 1 {
+            let keep = self.get("m_dma_wr_data_keep");
+            let data = self.get("m_dma_wr_data").to_le_bytes();
+            let last = self.get("m_dma_wr_data_last") == 1;
+            let Some((addr, len, tag, mut bytes)) = self.write.take() else {
+                return Err(format!("cycle {c}: write data before its request"));
+            };
+            let n = keep.trailing_ones() as usize;
+            if keep >> n != 0 || (bytes.len() % 8 != 0 && n > 0) {
+                return Err(format!("cycle {c}: a write beat keeping {keep:#x}"));
+            }
+            bytes.extend_from_slice(&data[..n]);
+            if last {
+                if bytes.len() != len || !self.memory.fill(addr, &bytes) {
+                    return Err(format!(
+                        "cycle {c}: a DMA write of {} bytes ({len} announced) at {addr:#x}",
+                        bytes.len()
+                    ));
+                }
+                let delay = if self.stall == 0.0 {
+                    0
+                } else {
+                    self.rng.below(4) as u32
+                };
+                self.dones.push_back((delay, tag));
+            } else {
+                self.write = Some((addr, len, tag, bytes));
+            }
+        }
+        if dr && self.get("m_desc_valid") == 1 {
+            let o = self.dut.output("m_desc_data");
+            let q = self.get("m_desc_qp") as usize;
+            self.descs.push_back((q, self.dut.get_words(o), c));
+        }
+        if ar && self.get("m_axis_tvalid") == 1 {
+            let keep = self.get("m_axis_tkeep");
+            for (b, byte) in self.get("m_axis_tdata").to_le_bytes().iter().enumerate() {
+                if keep >> b & 1 == 1 {
+                    self.frame.push(*byte);
+                }
+            }
+            if self.get("m_axis_tlast") == 1 {
+                if self.get("m_axis_tuser") != 0 {
+                    return Err(format!("cycle {c}: a payload marked bad"));
+                }
+                self.payloads.push_back(std::mem::take(&mut self.frame));
+            }
+        }
+        if cr && self.get("m_cqe_valid") == 1 {
+            self.cqe
+                .extend_from_slice(&self.get("m_cqe_data").to_le_bytes());
+            if self.get("m_cqe_last") == 1 {
+                let e: [u8; 32] =
+                    self.cqe.as_slice().try_into().map_err(|_| {
+                        format!("cycle {c}: a completion of {} bytes", self.cqe.len())
+                    })?;
+                self.cqes.push((self.get("m_cqe_cq") as u16, e));
+                self.cqe.clear();
+            }
+        }
+        self.tick();
+        // Descriptors with their payloads.
+        while let Some((qp, desc, at)) = self.descs.front() {
+            let (off, width) = th_offset_of("payload_len").expect("a field");
+            let len = field(desc, (off, width)) as usize;
+            let payload = if len == 0 {
+                Vec::new()
+            } else if let Some(p) = self.payloads.pop_front() {
+                if p.len() != len {
+                    return Err(format!("a payload of {} bytes for {len}", p.len()));
+                }
+                p
+            } else {
+                break;
+            };
+            self.sent.push(Sent {
+                qp: *qp,
+                desc: desc.clone(),
+                payload,
+                cycle: *at,
+            });
+            self.descs.pop_front();
+        }
+        Ok(())
+    }
+}

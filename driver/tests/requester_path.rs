@@ -1,0 +1,351 @@
+//! The sending side in hardware (`rnic_hw::requester_path`: scheduler, requester, completer
+//! and timers joined) running on its own against a model responder over a faulty link, and
+//! ending where the transport model ends. A model pair (`common`) is given random work
+//! requests of every RC opcode and run on a clean link: that is the expectation. The same
+//! requests (drawn from the same seed) go into the hardware's send ring, its doorbell rung;
+//! clock by clock the packets it sends become frames (`frame_of`) for a second model B, over
+//! a link that drops, duplicates and delays frames both ways, and B's responses go back to the
+//! hardware. Nothing tells the hardware what to do: its ACK timer (armed by the packets it
+//! sends, timer ticks of a few clocks), its go-back-N and its completions are its own.
+//! At the end: the completions it wrote equal the model requester's (wr_id, status, opcode,
+//! length, ring index, in order), B's completions and region equal the reference B's (every
+//! message exactly once, in order, intact), and A's region in host memory (READ data, atomics'
+//! original values) equals the reference A's. Lossy cases must retransmit and time out, and
+//! the counters must add up. The first case runs rust-hdl and Verilator in lock-step; the
+//! lossy ones run the Verilator model alone (hundreds of thousands of clocks).
+
+mod common;
+
+use common::*;
+use rnic_cosim::axis::Rng;
+use rnic_cosim::ports::PortDut;
+use rnic_cosim::transport::{descriptor_of, frame_of};
+use rnic_driver::queues::{Completion, encode_send};
+use rnic_driver::requester_path_sim::RequesterPathSim;
+use rnic_driver::responder_sim::row_words;
+use rnic_driver::tables::{QpContext, encode_mr, encode_qp};
+use rnic_hw::transport_header::TransportHeader;
+use rnic_transport::mr::MrInfo;
+use rnic_transport::verbs::{Mtu, QpType, SendFlags, SendWr, WrOpcode};
+use rnic_wire::RocePacket;
+
+const BASE_A: u64 = 0x3_0000_1000;
+const SQ_BASE: u64 = 0x5_0000_0000;
+const SQ_LOG: u32 = 8;
+const ROW: usize = 5;
+const KEY_INDEX: u32 = 20;
+/// One-way link latency in clocks; clocks per timer tick and the hardware QP's TIMEOUT code
+/// (2^10 ticks: 8192 clocks, several round trips).
+const LAT: u64 = 400;
+const TICK: u16 = 8;
+const TIMEOUT: u8 = 10;
+
+#[derive(Debug, Default)]
+struct Run {
+    cycles: u64,
+    sent: u64,
+    to_b: u64,
+    to_a: u64,
+    lost: u64,
+    completions: usize,
+    packets: u64,
+    retransmitted: u64,
+    expiries: u64,
+    arms: u64,
+}
+
+fn scenario<D: PortDut>(
+    mut hw: RequesterPathSim<D>,
+    seed: u64,
+    mtu: Mtu,
+    ack_every: u32,
+    f: Faults,
+    n: usize,
+) -> Run {
+    let mut rng = Rng::new(seed);
+    let mdra = 1 + rng.below(16) as u8;
+    // The reference: the same requests between two model NICs, clean link.
+    let mut rng_ref = rng.clone();
+    let mut r = model(&mut rng_ref, mtu, ack_every, mdra);
+    let fill_ref = r.a.mr_bytes(r.mr_a.lkey).unwrap().to_vec();
+    let mut posted_ref = post_in(&mut r, &mut rng_ref, n, &fill_ref, true);
+    let mut m = model(&mut rng, mtu, ack_every, mdra);
+    let fill_a = m.a.mr_bytes(m.mr_a.lkey).unwrap().to_vec();
+    let mut posted = post_in(&mut m, &mut rng, n, &fill_a, true);
+    // A signalled request last: its completion says everything before it completed too.
+    for (mm, p) in [(&mut r, &mut posted_ref), (&mut m, &mut posted)] {
+        let wr = SendWr::new(99_999, WrOpcode::RdmaWrite)
+            .sge(mm.mr_a.va, 40, mm.mr_a.lkey)
+            .remote(VA_B + 64, KEY_B)
+            .flags(SendFlags::SIGNALED);
+        mm.a.post_send(mm.qa, wr.clone()).unwrap();
+        p.push(Posted {
+            wr,
+            bytes: Vec::new(),
+        });
+    }
+    assert_eq!(fill_a, fill_ref);
+    assert_eq!(
+        posted.iter().map(|p| &p.wr).collect::<Vec<_>>(),
+        posted_ref.iter().map(|p| &p.wr).collect::<Vec<_>>(),
+        "seed {seed}: both runs drew the same requests"
+    );
+    run_model(&mut r, &mut Rng::new(seed ^ 1), NO_FAULTS, None);
+    let cq_a = r.a.qp(r.qa).unwrap().send_cq;
+    let want_a = r.a.poll_cq(cq_a, 10_000);
+    let want_b = r.b.poll_cq(r.cq_b, 10_000);
+    let template = RocePacket::parse(&r.sent_a[0]).unwrap().repr();
+
+    // The hardware holds A's QP.
+    let ctx_a = QpContext {
+        qp_type: QpType::Rc,
+        pd: m.mr_a.pd.0,
+        pkey: 0xFFFF,
+        send_cq: 0,
+        recv_cq: 0,
+        sig_all: false,
+    };
+    let key = KEY_INDEX << 8 | (m.mr_a.lkey & 0xFF);
+    let mr = MrInfo {
+        lkey: key,
+        ..m.mr_a
+    };
+    let mut attr = m.attr_a.clone();
+    attr.timeout = TIMEOUT;
+    hw.set_qp(ROW, row_words(&encode_qp(&attr, &ctx_a).unwrap()));
+    hw.set_mr(
+        KEY_INDEX as usize,
+        row_words(&encode_mr(&mr, BASE_A).unwrap()),
+    );
+    hw.map(BASE_A, &fill_a);
+    hw.set_ring(ROW, SQ_BASE, SQ_LOG);
+    hw.settings(ack_every, 128, TICK);
+    hw.init_qp(ROW, attr.sq_psn, attr.retry_cnt, attr.rnr_retry)
+        .unwrap();
+    for p in &posted {
+        let mut wr = p.wr.clone();
+        for s in &mut wr.sg_list {
+            s.lkey = key;
+        }
+        hw.post(ROW, &encode_send(&wr, 0).unwrap()).unwrap();
+    }
+
+    let mut run = Run::default();
+    let mut link = Rng::new(seed ^ 0x11A7);
+    let mut flight: Vec<(u64, u64, bool, Vec<u8>)> = Vec::new();
+    let mut seq = 0u64;
+    let mut got_b = Vec::new();
+    let limit = 3_000_000u64;
+    loop {
+        assert!(
+            hw.cycle < limit,
+            "seed {seed}: not done after {limit} clocks ({} of {} completions, {run:?}, {:?})",
+            hw.cqes.len(),
+            want_a.len(),
+            hw.counters()
+        );
+        hw.step().unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+        let now = hw.cycle;
+        let mut out: Vec<(bool, Vec<u8>)> = Vec::new();
+        for s in hw.sent.drain(..) {
+            assert_eq!(s.qp, ROW);
+            let th = TransportHeader::unpack(&s.desc);
+            let frame = frame_of(&th, &s.payload, &template)
+                .and_then(|f| f.build().map_err(|e| e.to_string()))
+                .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
+            out.push((true, frame));
+            run.sent += 1;
+        }
+        for bytes in m.b.poll(now) {
+            out.push((false, bytes));
+        }
+        for (to_b, bytes) in out {
+            if link.chance(f.drop) {
+                run.lost += 1;
+                continue;
+            }
+            let copies = if link.chance(f.dup) { 2 } else { 1 };
+            for _ in 0..copies {
+                let extra = if link.chance(f.delay) { 3 * LAT } else { 0 };
+                flight.push((now + LAT + extra, seq, to_b, bytes.clone()));
+                seq += 1;
+            }
+        }
+        flight.sort_by_key(|x| (x.0, x.1));
+        while flight.first().is_some_and(|x| x.0 <= now) {
+            let (_, _, to_b, bytes) = flight.remove(0);
+            if to_b {
+                run.to_b += 1;
+                m.b.receive(now, &bytes);
+            } else {
+                run.to_a += 1;
+                let pkt = RocePacket::parse(&bytes).unwrap().repr();
+                let (mut th, _, _) = descriptor_of(&pkt);
+                th.set("DestQP", ROW as u64);
+                hw.respond(th.pack().to_vec(), pkt.payload.clone());
+            }
+        }
+        got_b.extend(m.b.poll_cq(m.cq_b, 10_000));
+        if hw.cqes.len() >= want_a.len() && flight.is_empty() && hw.quiet() {
+            break;
+        }
+    }
+    // A few clocks more: nothing else is sent or completed.
+    for _ in 0..2_000 {
+        hw.step().unwrap();
+    }
+    assert!(hw.sent.is_empty(), "seed {seed}: packets after the end");
+    run.cycles = hw.cycle;
+    let got: Vec<_> = hw
+        .cqes
+        .iter()
+        .map(|(cq, e)| {
+            let c = Completion::decode(e).unwrap_or_else(|f| panic!("seed {seed}: {f:?}"));
+            assert_eq!(*cq, 0, "seed {seed}: a completion on CQ {cq}");
+            assert_eq!(c.qpn as usize, ROW, "seed {seed}: the completion's QPN");
+            let mut wc = c.work_completion();
+            wc.qp_num = r.qa;
+            (wc, c.wqe_index)
+        })
+        .collect();
+    let want: Vec<_> = want_a
+        .iter()
+        .map(|wc| {
+            let k = posted
+                .iter()
+                .position(|p| p.wr.wr_id == wc.wr_id)
+                .expect("a posted request");
+            (wc.clone(), k as u16)
+        })
+        .collect();
+    assert_eq!(got, want, "seed {seed}: A's completions");
+    run.completions = got.len();
+    assert_eq!(got_b, want_b, "seed {seed}: B's completions");
+    let (mem_b, ref_b) = (m.b.mr_bytes(KEY_B).unwrap(), r.b.mr_bytes(KEY_B).unwrap());
+    if let Some(k) = (0..ref_b.len()).find(|&k| mem_b[k] != ref_b[k]) {
+        panic!("seed {seed}: B's region byte {k:#x} differs from the reference's");
+    }
+    let hw_a = hw.read(BASE_A, A_LEN as usize).expect("mapped").to_vec();
+    let ref_a = r.a.mr_bytes(r.mr_a.lkey).unwrap();
+    if let Some(k) = (0..ref_a.len()).find(|&k| hw_a[k] != ref_a[k]) {
+        panic!(
+            "seed {seed}: A's region byte {k:#x} differs: hardware {:#x}, reference {:#x}",
+            hw_a[k], ref_a[k]
+        );
+    }
+    let c = hw.counters();
+    assert_eq!(c.responses, run.to_a, "seed {seed}: responses counted");
+    assert_eq!(c.req_dma_err + c.comp_dma_err, 0, "seed {seed}: DMA errors");
+    assert_eq!(
+        c.packets + c.retransmitted,
+        run.sent,
+        "seed {seed}: packets counted"
+    );
+    run.packets = c.packets;
+    run.retransmitted = c.retransmitted;
+    run.expiries = c.expiries;
+    run.arms = c.arms;
+    run
+}
+
+fn report(seed: u64, r: &Run) {
+    println!(
+        "seed {seed}: {} clocks, {} completions, {} packets sent ({} first, {} again), {} frames lost, {} to B, {} to A, {} expiries, {} ACK timers armed by packets",
+        r.cycles,
+        r.completions,
+        r.sent,
+        r.packets,
+        r.retransmitted,
+        r.lost,
+        r.to_b,
+        r.to_a,
+        r.expiries,
+        r.arms
+    );
+}
+
+#[test]
+fn the_sending_side_in_lockstep_completes_what_the_model_completes() {
+    // The path's rust-hdl model is one deep struct: more stack than a test thread has.
+    std::thread::Builder::new()
+        .stack_size(1 << 30)
+        .spawn(lockstep_runs)
+        .unwrap()
+        .join()
+        .unwrap_or_else(|_| panic!("the lock-step runs failed"));
+}
+
+/// A clean run, then a lossy one: rust-hdl and Verilator agree on every port every clock.
+fn lockstep_runs() {
+    let seed = 1;
+    let hw = RequesterPathSim::lockstep(seed, 0.2).unwrap();
+    let r = scenario(hw, seed, Mtu::M512, 3, NO_FAULTS, 14);
+    report(seed, &r);
+    assert_eq!(r.retransmitted, 0, "a clean link retransmits nothing");
+    assert_eq!(r.expiries, 0, "a clean link times nothing out");
+    assert!(r.arms > 0, "packets sent arm the ACK timer");
+    let seed = 5;
+    let hw = RequesterPathSim::lockstep(seed, 0.2).unwrap();
+    let f = Faults {
+        drop: 0.05,
+        dup: 0.02,
+        delay: 0.02,
+    };
+    let r = scenario(hw, seed, Mtu::M256, 2, f, 24);
+    report(seed, &r);
+    assert!(
+        r.retransmitted > 0 && r.lost > 0,
+        "the lossy run retransmits"
+    );
+}
+
+#[test]
+fn the_sending_side_recovers_from_a_faulty_link_on_its_own() {
+    let cases: [(u64, Mtu, u32, Faults, usize); 3] = [
+        (
+            2,
+            Mtu::M1024,
+            4,
+            Faults {
+                drop: 0.05,
+                dup: 0.02,
+                delay: 0.02,
+            },
+            50,
+        ),
+        (
+            3,
+            Mtu::M256,
+            2,
+            Faults {
+                drop: 0.1,
+                dup: 0.0,
+                delay: 0.05,
+            },
+            40,
+        ),
+        (
+            4,
+            Mtu::M4096,
+            64,
+            Faults {
+                drop: 0.02,
+                dup: 0.05,
+                delay: 0.0,
+            },
+            40,
+        ),
+    ];
+    let (mut again, mut expiries, mut completions) = (0, 0, 0);
+    for (seed, mtu, every, f, n) in cases {
+        let hw = RequesterPathSim::verilated(seed, 0.1).unwrap();
+        let r = scenario(hw, seed, mtu, every, f, n);
+        report(seed, &r);
+        again += r.retransmitted;
+        expiries += r.expiries;
+        completions += r.completions;
+    }
+    assert!(again > 20, "{again} packets sent again");
+    assert!(expiries > 0, "no ACK timeout fired");
+    assert!(completions > 50, "{completions} completions");
+}

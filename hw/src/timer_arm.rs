@@ -1,0 +1,205 @@
+//! The ACK timer armed by packets sent: the one path into the timers ([`crate::qp_timers`]),
+//! shared by the completer's commands and the requester's packets, as the transport model
+//! arms the timer (`requester::send_packet`: a packet sent while the QP's timer is idle starts
+//! it; the completer restarts, stops it or turns it into an RNR wait).
+//!
+//! The timers keep their rows in block RAM that only their scanner reads, so this module keeps
+//! one bit per QP beside them: armed, set by every arm that reaches the timers, cleared by a
+//! stop and by an expiry as it is handed to the completer. A packet sent (`s_sent_*`: its QP
+//! and the QP's TIMEOUT code) reads its QP's bit (one clock) and, when it is clear and the code
+//! is not 0 (no timeout), arms the ACK timer (`2^code` ticks). Whichever is taken, one thing
+//! happens per clock, so the bit is never read stale:
+//! - a completer command (`s_cmd_*`) goes to the timers first and sets or clears the bit;
+//! - else a packet sent is taken, and the next clock decides (nothing else is taken then);
+//! - else an expiry (`s_exp_*` from the timers) is handed on to the completer (`m_exp_*`).
+//!
+//! An expiry the timers fired but the completer has not taken yet still reads as armed: a
+//! packet sent meanwhile does not arm, and the completer's handling of the expiry (a retry and
+//! a restart when something is outstanding) arms it again, as the model's expiry does.
+//! Reset clears the bits (`busy` for `2^A` clocks, nothing taken).
+
+use rust_hdl::prelude::*;
+
+use crate::ram_clear::RamClear;
+
+#[derive(LogicBlock)]
+pub struct TimerArm<const A: usize> {
+    pub clock: Signal<In, Clock>,
+    pub reset: Signal<In, Bit>,
+    /// The completer's timer commands (as [`crate::qp_timers`] takes them).
+    pub s_cmd_valid: Signal<In, Bit>,
+    pub s_cmd_ready: Signal<Out, Bit>,
+    pub s_cmd_qpn: Signal<In, Bits<A>>,
+    pub s_cmd_arm: Signal<In, Bit>,
+    pub s_cmd_rnr: Signal<In, Bit>,
+    pub s_cmd_code: Signal<In, Bits<5>>,
+    /// A packet sent: its QP and the QP's TIMEOUT.
+    pub s_sent_valid: Signal<In, Bit>,
+    pub s_sent_ready: Signal<Out, Bit>,
+    pub s_sent_qpn: Signal<In, Bits<A>>,
+    pub s_sent_code: Signal<In, Bits<5>>,
+    /// To the timers.
+    pub m_cmd_valid: Signal<Out, Bit>,
+    pub m_cmd_ready: Signal<In, Bit>,
+    pub m_cmd_qpn: Signal<Out, Bits<A>>,
+    pub m_cmd_arm: Signal<Out, Bit>,
+    pub m_cmd_rnr: Signal<Out, Bit>,
+    pub m_cmd_code: Signal<Out, Bits<5>>,
+    /// Expiries from the timers, handed on to the completer.
+    pub s_exp_valid: Signal<In, Bit>,
+    pub s_exp_ready: Signal<Out, Bit>,
+    pub s_exp_qpn: Signal<In, Bits<A>>,
+    pub s_exp_rnr: Signal<In, Bit>,
+    pub m_exp_valid: Signal<Out, Bit>,
+    pub m_exp_ready: Signal<In, Bit>,
+    pub m_exp_qpn: Signal<Out, Bits<A>>,
+    pub m_exp_rnr: Signal<Out, Bit>,
+    /// ACK timers armed by a packet sent.
+    pub cnt_arms: Signal<Out, Bits<32>>,
+    /// Clearing the bits after a reset.
+    pub busy: Signal<Out, Bit>,
+
+    armed: RAM<Bits<1>, A>,
+    clear: RamClear<A>,
+    /// A packet's QP bit is being read (the clock after it was taken).
+    check: DFF<Bit>,
+    p_qpn: DFF<Bits<A>>,
+    p_code: DFF<Bits<5>>,
+    arms: DFF<Bits<32>>,
+    idle: Signal<Local, Bit>,
+    take_cmd: Signal<Local, Bit>,
+    take_sent: Signal<Local, Bit>,
+    take_exp: Signal<Local, Bit>,
+    k_one32: Constant<Bits<32>>,
+}
+
+impl<const A: usize> Default for TimerArm<A> {
+    fn default() -> Self {
+        assert!((3..=16).contains(&A), "2^A QPs, A in 3..=16");
+        TimerArm {
+            clock: Default::default(),
+            reset: Default::default(),
+            s_cmd_valid: Default::default(),
+            s_cmd_ready: Default::default(),
+            s_cmd_qpn: Default::default(),
+            s_cmd_arm: Default::default(),
+            s_cmd_rnr: Default::default(),
+            s_cmd_code: Default::default(),
+            s_sent_valid: Default::default(),
+            s_sent_ready: Default::default(),
+            s_sent_qpn: Default::default(),
+            s_sent_code: Default::default(),
+            m_cmd_valid: Default::default(),
+            m_cmd_ready: Default::default(),
+            m_cmd_qpn: Default::default(),
+            m_cmd_arm: Default::default(),
+            m_cmd_rnr: Default::default(),
+            m_cmd_code: Default::default(),
+            s_exp_valid: Default::default(),
+            s_exp_ready: Default::default(),
+            s_exp_qpn: Default::default(),
+            s_exp_rnr: Default::default(),
+            m_exp_valid: Default::default(),
+            m_exp_ready: Default::default(),
+            m_exp_qpn: Default::default(),
+            m_exp_rnr: Default::default(),
+            cnt_arms: Default::default(),
+            busy: Default::default(),
+            armed: RAM::new(Default::default()),
+            clear: Default::default(),
+            check: Default::default(),
+            p_qpn: Default::default(),
+            p_code: Default::default(),
+            arms: Default::default(),
+            idle: Default::default(),
+            take_cmd: Default::default(),
+            take_sent: Default::default(),
+            take_exp: Default::default(),
+            k_one32: Constant::new(bits::<32>(1)),
+        }
+    }
+}
+
+impl<const A: usize> Logic for TimerArm<A> {
+    #[hdl_gen]
+    fn update(&mut self) {
+        dff_setup!(self, clock, check, p_qpn, p_code, arms);
+        self.armed.read_clock.next = self.clock.val();
+        self.armed.write_clock.next = self.clock.val();
+        self.clear.clock.next = self.clock.val();
+        self.clear.reset.next = self.reset.val();
+        self.busy.next = self.clear.busy.val();
+        self.cnt_arms.next = self.arms.q.val();
+
+        self.idle.next = !self.clear.busy.val() & !self.check.q.val();
+        // The completer's command passes straight through.
+        self.m_cmd_valid.next = self.s_cmd_valid.val() & self.idle.val();
+        self.m_cmd_qpn.next = self.s_cmd_qpn.val();
+        self.m_cmd_arm.next = self.s_cmd_arm.val();
+        self.m_cmd_rnr.next = self.s_cmd_rnr.val();
+        self.m_cmd_code.next = self.s_cmd_code.val();
+        self.s_cmd_ready.next = self.m_cmd_ready.val() & self.idle.val();
+        self.take_cmd.next = self.s_cmd_valid.val() & self.s_cmd_ready.val();
+        // A packet sent, when no command is offered.
+        self.s_sent_ready.next = self.idle.val() & !self.s_cmd_valid.val();
+        self.take_sent.next = self.s_sent_valid.val() & self.s_sent_ready.val();
+        // An expiry, when neither is.
+        self.m_exp_qpn.next = self.s_exp_qpn.val();
+        self.m_exp_rnr.next = self.s_exp_rnr.val();
+        self.m_exp_valid.next =
+            self.s_exp_valid.val() & self.s_sent_ready.val() & !self.s_sent_valid.val();
+        self.s_exp_ready.next =
+            self.m_exp_ready.val() & self.s_sent_ready.val() & !self.s_sent_valid.val();
+        self.take_exp.next = self.s_exp_valid.val() & self.s_exp_ready.val();
+
+        self.armed.read_address.next = self.s_sent_qpn.val();
+        if self.check.q.val() {
+            // Held while the timers do not take the arm.
+            self.armed.read_address.next = self.p_qpn.q.val();
+        }
+        self.armed.write_address.next = self.s_cmd_qpn.val();
+        self.armed.write_data.next = 0.into();
+        self.armed.write_enable.next = false;
+        if self.take_cmd.val() {
+            self.armed.write_enable.next = true;
+            if self.s_cmd_arm.val() {
+                self.armed.write_data.next = 1.into();
+            }
+        }
+        if self.take_exp.val() {
+            self.armed.write_address.next = self.s_exp_qpn.val();
+            self.armed.write_enable.next = true;
+        }
+        self.check.d.next = self.take_sent.val();
+        self.p_qpn.d.next = self.p_qpn.q.val();
+        self.p_code.d.next = self.p_code.q.val();
+        if self.take_sent.val() {
+            self.p_qpn.d.next = self.s_sent_qpn.val();
+            self.p_code.d.next = self.s_sent_code.val();
+        }
+        // The clock after: arm the ACK timer if the bit is clear and the QP has a timeout.
+        if self.check.q.val() & !self.armed.read_data.val().any() & self.p_code.q.val().any() {
+            self.m_cmd_valid.next = true;
+            self.m_cmd_qpn.next = self.p_qpn.q.val();
+            self.m_cmd_arm.next = true;
+            self.m_cmd_rnr.next = false;
+            self.m_cmd_code.next = self.p_code.q.val();
+            self.check.d.next = !self.m_cmd_ready.val();
+            if self.m_cmd_ready.val() {
+                self.armed.write_address.next = self.p_qpn.q.val();
+                self.armed.write_data.next = 1.into();
+                self.armed.write_enable.next = true;
+                self.arms.d.next = self.arms.q.val() + self.k_one32.val();
+            }
+        }
+        if self.clear.busy.val() {
+            self.armed.write_address.next = self.clear.addr.val();
+            self.armed.write_data.next = 0.into();
+            self.armed.write_enable.next = true;
+        }
+        if self.reset.val() {
+            self.check.d.next = false;
+            self.arms.d.next = 0.into();
+        }
+    }
+}
