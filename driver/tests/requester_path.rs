@@ -26,13 +26,14 @@ use rnic_driver::responder_sim::row_words;
 use rnic_driver::tables::{QpContext, encode_mr, encode_qp};
 use rnic_hw::transport_header::TransportHeader;
 use rnic_transport::mr::MrInfo;
-use rnic_transport::verbs::{Mtu, QpType, SendFlags, SendWr, WrOpcode};
-use rnic_wire::RocePacket;
+use rnic_transport::verbs::{Mtu, QpType, SendFlags, SendWr, WorkCompletion, WrOpcode};
+use rnic_wire::{RoceFrame, RocePacket};
 
 const BASE_A: u64 = 0x3_0000_1000;
 const SQ_BASE: u64 = 0x5_0000_0000;
 const SQ_LOG: u32 = 8;
-const ROW: usize = 5;
+/// The hardware rows of a scenario's QPs.
+const ROWS: [usize; 2] = [5, 9];
 const KEY_INDEX: u32 = 20;
 /// One-way link latency in clocks; clocks per timer tick and the hardware QP's TIMEOUT code
 /// (2^10 ticks: 8192 clocks, several round trips).
@@ -54,17 +55,27 @@ struct Run {
     arms: u64,
 }
 
-fn scenario<D: PortDut>(
-    mut hw: RequesterPathSim<D>,
-    seed: u64,
-    mtu: Mtu,
-    ack_every: u32,
-    f: Faults,
-    n: usize,
-) -> Run {
-    let mut rng = Rng::new(seed);
+/// One QP of the hardware's: its reference pair and its live responder.
+struct Side {
+    row: usize,
+    key: u32,
+    base: u64,
+    /// The reference pair (clean link, run to the end) and the pair whose B answers the
+    /// hardware (its A only posts).
+    r: Model,
+    m: Model,
+    posted: Vec<Posted>,
+    want_a: Vec<WorkCompletion>,
+    want_b: Vec<WorkCompletion>,
+    got_b: Vec<WorkCompletion>,
+    template: RoceFrame,
+}
+
+/// QP `k` of a scenario: random requests (drawn twice from one seed: the reference's and the
+/// live pair's) and the reference run.
+fn side(seed: u64, k: usize, mtu: Mtu, ack_every: u32, n: usize) -> Side {
+    let mut rng = Rng::new(seed * 1000 + k as u64);
     let mdra = 1 + rng.below(16) as u8;
-    // The reference: the same requests between two model NICs, clean link.
     let mut rng_ref = rng.clone();
     let mut r = model(&mut rng_ref, mtu, ack_every, mdra);
     let fill_ref = r.a.mr_bytes(r.mr_a.lkey).unwrap().to_vec();
@@ -95,71 +106,105 @@ fn scenario<D: PortDut>(
     let want_a = r.a.poll_cq(cq_a, 10_000);
     let want_b = r.b.poll_cq(r.cq_b, 10_000);
     let template = RocePacket::parse(&r.sent_a[0]).unwrap().repr();
-
-    // The hardware holds A's QP.
-    let ctx_a = QpContext {
-        qp_type: QpType::Rc,
-        pd: m.mr_a.pd.0,
-        pkey: 0xFFFF,
-        send_cq: 0,
-        recv_cq: 0,
-        sig_all: false,
-    };
-    let key = KEY_INDEX << 8 | (m.mr_a.lkey & 0xFF);
-    let mr = MrInfo {
-        lkey: key,
-        ..m.mr_a
-    };
-    let mut attr = m.attr_a.clone();
-    attr.timeout = TIMEOUT;
-    hw.set_qp(ROW, row_words(&encode_qp(&attr, &ctx_a).unwrap()));
-    hw.set_mr(
-        KEY_INDEX as usize,
-        row_words(&encode_mr(&mr, BASE_A).unwrap()),
-    );
-    hw.map(BASE_A, &fill_a);
-    hw.set_ring(ROW, SQ_BASE, SQ_LOG);
-    hw.settings(ack_every, 128, TICK);
-    hw.init_qp(ROW, attr.sq_psn, attr.retry_cnt, attr.rnr_retry)
-        .unwrap();
-    for p in &posted {
-        let mut wr = p.wr.clone();
-        for s in &mut wr.sg_list {
-            s.lkey = key;
-        }
-        hw.post(ROW, &encode_send(&wr, 0).unwrap()).unwrap();
+    Side {
+        row: ROWS[k],
+        key: (KEY_INDEX + k as u32) << 8 | (m.mr_a.lkey & 0xFF),
+        base: BASE_A + 0x10_0000 * k as u64,
+        r,
+        m,
+        posted,
+        want_a,
+        want_b,
+        got_b: Vec::new(),
+        template,
     }
+}
+
+/// Runs `qps` QPs of `n` random requests each on the hardware, each against its own model
+/// responder over the faulty link, and checks the end against the reference runs.
+fn scenario<D: PortDut>(
+    mut hw: RequesterPathSim<D>,
+    seed: u64,
+    mtu: Mtu,
+    ack_every: u32,
+    f: Faults,
+    n: usize,
+    qps: usize,
+) -> Run {
+    let mut sides: Vec<Side> = (0..qps).map(|k| side(seed, k, mtu, ack_every, n)).collect();
+    hw.settings(ack_every, 128, TICK);
+    for (k, sd) in sides.iter().enumerate() {
+        let ctx_a = QpContext {
+            qp_type: QpType::Rc,
+            pd: sd.m.mr_a.pd.0,
+            pkey: 0xFFFF,
+            send_cq: 0,
+            recv_cq: 0,
+            sig_all: false,
+        };
+        let mr = MrInfo {
+            lkey: sd.key,
+            ..sd.m.mr_a
+        };
+        let mut attr = sd.m.attr_a.clone();
+        attr.timeout = TIMEOUT;
+        hw.set_qp(sd.row, row_words(&encode_qp(&attr, &ctx_a).unwrap()));
+        hw.set_mr(
+            (sd.key >> 8) as usize,
+            row_words(&encode_mr(&mr, sd.base).unwrap()),
+        );
+        let fill_a = sd.m.a.mr_bytes(sd.m.mr_a.lkey).unwrap().to_vec();
+        hw.map(sd.base, &fill_a);
+        hw.set_ring(sd.row, SQ_BASE + 0x10_0000 * k as u64, SQ_LOG);
+        hw.init_qp(sd.row, attr.sq_psn, attr.retry_cnt, attr.rnr_retry)
+            .unwrap();
+    }
+    // The requests, QP after QP, a doorbell each.
+    for sd in &sides {
+        for p in &sd.posted {
+            let mut wr = p.wr.clone();
+            for s in &mut wr.sg_list {
+                s.lkey = sd.key;
+            }
+            hw.post(sd.row, &encode_send(&wr, 0).unwrap()).unwrap();
+        }
+    }
+    let want_total: usize = sides.iter().map(|s| s.want_a.len()).sum();
 
     let mut run = Run::default();
     let mut link = Rng::new(seed ^ 0x11A7);
-    let mut flight: Vec<(u64, u64, bool, Vec<u8>)> = Vec::new();
+    // In flight: arrival clock, sequence, QP (side), to B?, bytes.
+    let mut flight: Vec<(u64, u64, usize, bool, Vec<u8>)> = Vec::new();
     let mut seq = 0u64;
-    let mut got_b = Vec::new();
     let limit = 3_000_000u64;
     loop {
         assert!(
             hw.cycle < limit,
-            "seed {seed}: not done after {limit} clocks ({} of {} completions, {run:?}, {:?})",
+            "seed {seed}: not done after {limit} clocks ({} of {want_total} completions, {run:?}, {:?})",
             hw.cqes.len(),
-            want_a.len(),
             hw.counters()
         );
         hw.step().unwrap_or_else(|e| panic!("seed {seed}: {e}"));
         let now = hw.cycle;
-        let mut out: Vec<(bool, Vec<u8>)> = Vec::new();
+        let mut out: Vec<(usize, bool, Vec<u8>)> = Vec::new();
         for s in hw.sent.drain(..) {
-            assert_eq!(s.qp, ROW);
+            let k = sides
+                .iter()
+                .position(|sd| sd.row == s.qp)
+                .unwrap_or_else(|| panic!("seed {seed}: a packet of row {}", s.qp));
             let th = TransportHeader::unpack(&s.desc);
-            let frame = frame_of(&th, &s.payload, &template)
+            let frame = frame_of(&th, &s.payload, &sides[k].template)
                 .and_then(|f| f.build().map_err(|e| e.to_string()))
                 .unwrap_or_else(|e| panic!("seed {seed}: {e}"));
-            out.push((true, frame));
+            out.push((k, true, frame));
             run.sent += 1;
         }
-        for bytes in m.b.poll(now) {
-            out.push((false, bytes));
+        for (k, sd) in sides.iter_mut().enumerate() {
+            for bytes in sd.m.b.poll(now) {
+                out.push((k, false, bytes));
+            }
         }
-        for (to_b, bytes) in out {
+        for (k, to_b, bytes) in out {
             if link.chance(f.drop) {
                 run.lost += 1;
                 continue;
@@ -167,26 +212,30 @@ fn scenario<D: PortDut>(
             let copies = if link.chance(f.dup) { 2 } else { 1 };
             for _ in 0..copies {
                 let extra = if link.chance(f.delay) { 3 * LAT } else { 0 };
-                flight.push((now + LAT + extra, seq, to_b, bytes.clone()));
+                flight.push((now + LAT + extra, seq, k, to_b, bytes.clone()));
                 seq += 1;
             }
         }
         flight.sort_by_key(|x| (x.0, x.1));
         while flight.first().is_some_and(|x| x.0 <= now) {
-            let (_, _, to_b, bytes) = flight.remove(0);
+            let (_, _, k, to_b, bytes) = flight.remove(0);
             if to_b {
                 run.to_b += 1;
-                m.b.receive(now, &bytes);
+                sides[k].m.b.receive(now, &bytes);
             } else {
                 run.to_a += 1;
                 let pkt = RocePacket::parse(&bytes).unwrap().repr();
                 let (mut th, _, _) = descriptor_of(&pkt);
-                th.set("DestQP", ROW as u64);
+                th.set("DestQP", sides[k].row as u64);
                 hw.respond(th.pack().to_vec(), pkt.payload.clone());
             }
         }
-        got_b.extend(m.b.poll_cq(m.cq_b, 10_000));
-        if hw.cqes.len() >= want_a.len() && flight.is_empty() && hw.quiet() {
+        for sd in sides.iter_mut() {
+            let cq = sd.m.cq_b;
+            let wcs = sd.m.b.poll_cq(cq, 10_000);
+            sd.got_b.extend(wcs);
+        }
+        if hw.cqes.len() >= want_total && flight.is_empty() && hw.quiet() {
             break;
         }
     }
@@ -196,42 +245,54 @@ fn scenario<D: PortDut>(
     }
     assert!(hw.sent.is_empty(), "seed {seed}: packets after the end");
     run.cycles = hw.cycle;
-    let got: Vec<_> = hw
-        .cqes
-        .iter()
-        .map(|(cq, e)| {
-            let c = Completion::decode(e).unwrap_or_else(|f| panic!("seed {seed}: {f:?}"));
-            assert_eq!(*cq, 0, "seed {seed}: a completion on CQ {cq}");
-            assert_eq!(c.qpn as usize, ROW, "seed {seed}: the completion's QPN");
-            let mut wc = c.work_completion();
-            wc.qp_num = r.qa;
-            (wc, c.wqe_index)
-        })
-        .collect();
-    let want: Vec<_> = want_a
-        .iter()
-        .map(|wc| {
-            let k = posted
-                .iter()
-                .position(|p| p.wr.wr_id == wc.wr_id)
-                .expect("a posted request");
-            (wc.clone(), k as u16)
-        })
-        .collect();
-    assert_eq!(got, want, "seed {seed}: A's completions");
-    run.completions = got.len();
-    assert_eq!(got_b, want_b, "seed {seed}: B's completions");
-    let (mem_b, ref_b) = (m.b.mr_bytes(KEY_B).unwrap(), r.b.mr_bytes(KEY_B).unwrap());
-    if let Some(k) = (0..ref_b.len()).find(|&k| mem_b[k] != ref_b[k]) {
-        panic!("seed {seed}: B's region byte {k:#x} differs from the reference's");
+    let mut got: Vec<Vec<(WorkCompletion, u16)>> = vec![Vec::new(); qps];
+    for (cq, e) in &hw.cqes {
+        let c = Completion::decode(e).unwrap_or_else(|f| panic!("seed {seed}: {f:?}"));
+        assert_eq!(*cq, 0, "seed {seed}: a completion on CQ {cq}");
+        let k = sides
+            .iter()
+            .position(|sd| sd.row == c.qpn as usize)
+            .unwrap_or_else(|| panic!("seed {seed}: a completion of row {}", c.qpn));
+        let mut wc = c.work_completion();
+        wc.qp_num = sides[k].r.qa;
+        got[k].push((wc, c.wqe_index));
     }
-    let hw_a = hw.read(BASE_A, A_LEN as usize).expect("mapped").to_vec();
-    let ref_a = r.a.mr_bytes(r.mr_a.lkey).unwrap();
-    if let Some(k) = (0..ref_a.len()).find(|&k| hw_a[k] != ref_a[k]) {
-        panic!(
-            "seed {seed}: A's region byte {k:#x} differs: hardware {:#x}, reference {:#x}",
-            hw_a[k], ref_a[k]
+    for (k, sd) in sides.iter().enumerate() {
+        let want: Vec<_> = sd
+            .want_a
+            .iter()
+            .map(|wc| {
+                let i = sd
+                    .posted
+                    .iter()
+                    .position(|p| p.wr.wr_id == wc.wr_id)
+                    .expect("a posted request");
+                (wc.clone(), i as u16)
+            })
+            .collect();
+        assert_eq!(got[k], want, "seed {seed}: QP {k}'s completions");
+        run.completions += got[k].len();
+        assert_eq!(
+            sd.got_b, sd.want_b,
+            "seed {seed}: QP {k}'s responder's completions"
         );
+        let (mem_b, ref_b) = (
+            sd.m.b.mr_bytes(KEY_B).unwrap(),
+            sd.r.b.mr_bytes(KEY_B).unwrap(),
+        );
+        if let Some(i) = (0..ref_b.len()).find(|&i| mem_b[i] != ref_b[i]) {
+            panic!(
+                "seed {seed}: QP {k}'s responder's region byte {i:#x} differs from the reference's"
+            );
+        }
+        let hw_a = hw.read(sd.base, A_LEN as usize).expect("mapped").to_vec();
+        let ref_a = sd.r.a.mr_bytes(sd.r.mr_a.lkey).unwrap();
+        if let Some(i) = (0..ref_a.len()).find(|&i| hw_a[i] != ref_a[i]) {
+            panic!(
+                "seed {seed}: QP {k}'s region byte {i:#x} differs: hardware {:#x}, reference {:#x}",
+                hw_a[i], ref_a[i]
+            );
+        }
     }
     let c = hw.counters();
     assert_eq!(c.responses, run.to_a, "seed {seed}: responses counted");
@@ -279,7 +340,7 @@ fn the_sending_side_in_lockstep_completes_what_the_model_completes() {
 fn lockstep_runs() {
     let seed = 1;
     let hw = RequesterPathSim::lockstep(seed, 0.2).unwrap();
-    let r = scenario(hw, seed, Mtu::M512, 3, NO_FAULTS, 14);
+    let r = scenario(hw, seed, Mtu::M512, 3, NO_FAULTS, 14, 1);
     report(seed, &r);
     assert_eq!(r.retransmitted, 0, "a clean link retransmits nothing");
     assert_eq!(r.expiries, 0, "a clean link times nothing out");
@@ -291,7 +352,7 @@ fn lockstep_runs() {
         dup: 0.02,
         delay: 0.02,
     };
-    let r = scenario(hw, seed, Mtu::M256, 2, f, 24);
+    let r = scenario(hw, seed, Mtu::M256, 2, f, 16, 2);
     report(seed, &r);
     assert!(
         r.retransmitted > 0 && r.lost > 0,
@@ -301,7 +362,7 @@ fn lockstep_runs() {
 
 #[test]
 fn the_sending_side_recovers_from_a_faulty_link_on_its_own() {
-    let cases: [(u64, Mtu, u32, Faults, usize); 3] = [
+    let cases: [(u64, Mtu, u32, Faults, usize, usize); 4] = [
         (
             2,
             Mtu::M1024,
@@ -311,7 +372,8 @@ fn the_sending_side_recovers_from_a_faulty_link_on_its_own() {
                 dup: 0.02,
                 delay: 0.02,
             },
-            50,
+            60,
+            2,
         ),
         (
             3,
@@ -322,7 +384,8 @@ fn the_sending_side_recovers_from_a_faulty_link_on_its_own() {
                 dup: 0.0,
                 delay: 0.05,
             },
-            40,
+            80,
+            1,
         ),
         (
             4,
@@ -334,18 +397,35 @@ fn the_sending_side_recovers_from_a_faulty_link_on_its_own() {
                 delay: 0.0,
             },
             40,
+            2,
+        ),
+        (
+            6,
+            Mtu::M512,
+            1,
+            Faults {
+                drop: 0.15,
+                dup: 0.05,
+                delay: 0.05,
+            },
+            40,
+            2,
         ),
     ];
     let (mut again, mut expiries, mut completions) = (0, 0, 0);
-    for (seed, mtu, every, f, n) in cases {
+    // Each case twice, on other requests and another fault pattern.
+    for (seed, mtu, every, f, n, qps) in cases
+        .into_iter()
+        .flat_map(|c| [c, (c.0 + 100, c.1, c.2, c.3, c.4, c.5)])
+    {
         let hw = RequesterPathSim::verilated(seed, 0.1).unwrap();
-        let r = scenario(hw, seed, mtu, every, f, n);
+        let r = scenario(hw, seed, mtu, every, f, n, qps);
         report(seed, &r);
         again += r.retransmitted;
         expiries += r.expiries;
         completions += r.completions;
     }
-    assert!(again > 20, "{again} packets sent again");
-    assert!(expiries > 0, "no ACK timeout fired");
-    assert!(completions > 50, "{completions} completions");
+    assert!(again > 600, "{again} packets sent again");
+    assert!(expiries > 20, "{expiries} ACK timeouts");
+    assert!(completions > 300, "{completions} completions");
 }
