@@ -153,6 +153,11 @@ pub struct RequesterPath<const A: usize, const F: usize> {
     /// Which engine took the init (both must).
     init_r: DFF<Bit>,
     init_c: DFF<Bit>,
+    /// A refused request on its way to the completer.
+    fail_v: DFF<Bit>,
+    fail_qp: DFF<Bits<A>>,
+    fail_index: DFF<Bits<16>>,
+    fail_status: DFF<Bits<5>>,
     /// A send ring look waiting for its answer, and whose (the completer's: high).
     sq_wait: DFF<Bit>,
     sq_comp: DFF<Bit>,
@@ -258,6 +263,10 @@ impl<const A: usize, const F: usize> Default for RequesterPath<A, F> {
             kick_q: Default::default(),
             init_r: Default::default(),
             init_c: Default::default(),
+            fail_v: Default::default(),
+            fail_qp: Default::default(),
+            fail_index: Default::default(),
+            fail_status: Default::default(),
             sq_wait: Default::default(),
             sq_comp: Default::default(),
             expiries: Default::default(),
@@ -275,7 +284,19 @@ impl<const A: usize, const F: usize> Logic for RequesterPath<A, F> {
     #[hdl_gen]
     fn update(&mut self) {
         dff_setup!(
-            self, clock, kick_v, kick_q, init_r, init_c, sq_wait, sq_comp, expiries
+            self,
+            clock,
+            kick_v,
+            kick_q,
+            init_r,
+            init_c,
+            fail_v,
+            fail_qp,
+            fail_index,
+            fail_status,
+            sq_wait,
+            sq_comp,
+            expiries
         );
         self.sched.clock.next = self.clock.val();
         self.sched.reset.next = self.reset.val();
@@ -359,11 +380,22 @@ impl<const A: usize, const F: usize> Logic for RequesterPath<A, F> {
         self.req.sp_look_qp.next = self.comp.sp_look_qp.val();
         self.comp.sp_got_sent.next = self.req.sp_got_sent.val();
         self.comp.sp_got_nstart.next = self.req.sp_got_nstart.val();
-        self.comp.s_fail_valid.next = self.req.m_fail_valid.val();
-        self.req.m_fail_ready.next = self.comp.s_fail_ready.val();
-        self.comp.s_fail_qp.next = self.req.m_fail_qp.val();
-        self.comp.s_fail_index.next = self.req.m_fail_index.val();
-        self.comp.s_fail_status.next = self.req.m_fail_status.val();
+        // A refused request waits in a register: the requester's state does not reach the
+        // completer's choice of event in the same clock.
+        self.req.m_fail_ready.next = !self.fail_v.q.val();
+        if self.req.m_fail_valid.val() & !self.fail_v.q.val() {
+            self.fail_v.d.next = true;
+            self.fail_qp.d.next = self.req.m_fail_qp.val();
+            self.fail_index.d.next = self.req.m_fail_index.val();
+            self.fail_status.d.next = self.req.m_fail_status.val();
+        }
+        self.comp.s_fail_valid.next = self.fail_v.q.val();
+        self.comp.s_fail_qp.next = self.fail_qp.q.val();
+        self.comp.s_fail_index.next = self.fail_index.q.val();
+        self.comp.s_fail_status.next = self.fail_status.q.val();
+        if self.fail_v.q.val() & self.comp.s_fail_ready.val() {
+            self.fail_v.d.next = false;
+        }
 
         // ---- Timers: the completer's commands and the packets sent, expiries back.
         self.arm.s_cmd_valid.next = self.comp.m_tmr_valid.val();
@@ -544,6 +576,7 @@ impl<const A: usize, const F: usize> Logic for RequesterPath<A, F> {
 
         if self.reset.val() {
             self.kick_v.d.next = false;
+            self.fail_v.d.next = false;
             self.init_r.d.next = false;
             self.init_c.d.next = false;
             self.sq_wait.d.next = false;

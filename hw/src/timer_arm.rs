@@ -10,12 +10,20 @@
 //! is not 0 (no timeout), arms the ACK timer (`2^code` ticks). Whichever is taken, one thing
 //! happens per clock, so the bit is never read stale:
 //! - a completer command (`s_cmd_*`) goes to the timers first and sets or clears the bit;
-//! - else a packet sent is taken, and the next clock decides (nothing else is taken then);
-//! - else an expiry (`s_exp_*` from the timers) is handed on to the completer (`m_exp_*`).
+//! - else a packet sent, held in a register since it was taken, reads its bit, and the next
+//!   clock decides (nothing else is taken then);
+//! - else an expiry (`s_exp_*` from the timers) clears the bit and goes into the register the
+//!   completer takes it from (`m_exp_*`).
 //!
-//! An expiry the timers fired but the completer has not taken yet still reads as armed: a
+//! A packet is taken into its register whenever that is free (`s_sent_ready` is a register),
+//! and the completer's expiry port is driven from a register: nothing of the requester's
+//! handshake or of this module's choice reaches the completer's choice of event in one clock.
+//!
+//! An expiry the timers fired but this module has not taken yet still reads as armed: a
 //! packet sent meanwhile does not arm, and the completer's handling of the expiry (a retry and
-//! a restart when something is outstanding) arms it again, as the model's expiry does.
+//! a restart when something is outstanding) arms it again, as the model's expiry does; one
+//! taken but not yet handled reads as idle, and a packet sent then arms the timer the
+//! completer's handling restarts anyway.
 //! Reset clears the bits (`busy` for `2^A` clocks, nothing taken).
 
 use rust_hdl::prelude::*;
@@ -61,7 +69,15 @@ pub struct TimerArm<const A: usize> {
 
     armed: RAM<Bits<1>, A>,
     clear: RamClear<A>,
-    /// A packet's QP bit is being read (the clock after it was taken).
+    /// An expiry for the completer.
+    ev: DFF<Bit>,
+    eq: DFF<Bits<A>>,
+    ernr: DFF<Bit>,
+    /// A packet sent, taken and waiting for its turn.
+    sv: DFF<Bit>,
+    sq: DFF<Bits<A>>,
+    scode: DFF<Bits<5>>,
+    /// A packet's QP bit is being read (the clock after its turn).
     check: DFF<Bit>,
     p_qpn: DFF<Bits<A>>,
     p_code: DFF<Bits<5>>,
@@ -107,6 +123,12 @@ impl<const A: usize> Default for TimerArm<A> {
             busy: Default::default(),
             armed: RAM::new(Default::default()),
             clear: Default::default(),
+            ev: Default::default(),
+            eq: Default::default(),
+            ernr: Default::default(),
+            sv: Default::default(),
+            sq: Default::default(),
+            scode: Default::default(),
             check: Default::default(),
             p_qpn: Default::default(),
             p_code: Default::default(),
@@ -123,7 +145,9 @@ impl<const A: usize> Default for TimerArm<A> {
 impl<const A: usize> Logic for TimerArm<A> {
     #[hdl_gen]
     fn update(&mut self) {
-        dff_setup!(self, clock, check, p_qpn, p_code, arms);
+        dff_setup!(
+            self, clock, ev, eq, ernr, sv, sq, scode, check, p_qpn, p_code, arms
+        );
         self.armed.read_clock.next = self.clock.val();
         self.armed.write_clock.next = self.clock.val();
         self.clear.clock.next = self.clock.val();
@@ -140,19 +164,35 @@ impl<const A: usize> Logic for TimerArm<A> {
         self.m_cmd_code.next = self.s_cmd_code.val();
         self.s_cmd_ready.next = self.m_cmd_ready.val() & self.idle.val();
         self.take_cmd.next = self.s_cmd_valid.val() & self.s_cmd_ready.val();
-        // A packet sent, when no command is offered.
-        self.s_sent_ready.next = self.idle.val() & !self.s_cmd_valid.val();
-        self.take_sent.next = self.s_sent_valid.val() & self.s_sent_ready.val();
-        // An expiry, when neither is.
-        self.m_exp_qpn.next = self.s_exp_qpn.val();
-        self.m_exp_rnr.next = self.s_exp_rnr.val();
-        self.m_exp_valid.next =
-            self.s_exp_valid.val() & self.s_sent_ready.val() & !self.s_sent_valid.val();
+        // A packet sent into its register.
+        self.s_sent_ready.next = !self.sv.q.val();
+        if self.s_sent_valid.val() & !self.sv.q.val() {
+            self.sv.d.next = true;
+            self.sq.d.next = self.s_sent_qpn.val();
+            self.scode.d.next = self.s_sent_code.val();
+        }
+        // The held packet's turn, when no command is offered.
+        self.take_sent.next = self.sv.q.val() & self.idle.val() & !self.s_cmd_valid.val();
+        if self.take_sent.val() {
+            self.sv.d.next = false;
+        }
+        // An expiry, when neither is, into the register the completer takes it from.
+        self.m_exp_valid.next = self.ev.q.val();
+        self.m_exp_qpn.next = self.eq.q.val();
+        self.m_exp_rnr.next = self.ernr.q.val();
+        if self.ev.q.val() & self.m_exp_ready.val() {
+            self.ev.d.next = false;
+        }
         self.s_exp_ready.next =
-            self.m_exp_ready.val() & self.s_sent_ready.val() & !self.s_sent_valid.val();
+            !self.ev.q.val() & self.idle.val() & !self.s_cmd_valid.val() & !self.sv.q.val();
         self.take_exp.next = self.s_exp_valid.val() & self.s_exp_ready.val();
+        if self.take_exp.val() {
+            self.ev.d.next = true;
+            self.eq.d.next = self.s_exp_qpn.val();
+            self.ernr.d.next = self.s_exp_rnr.val();
+        }
 
-        self.armed.read_address.next = self.s_sent_qpn.val();
+        self.armed.read_address.next = self.sq.q.val();
         if self.check.q.val() {
             // Held while the timers do not take the arm.
             self.armed.read_address.next = self.p_qpn.q.val();
@@ -174,8 +214,8 @@ impl<const A: usize> Logic for TimerArm<A> {
         self.p_qpn.d.next = self.p_qpn.q.val();
         self.p_code.d.next = self.p_code.q.val();
         if self.take_sent.val() {
-            self.p_qpn.d.next = self.s_sent_qpn.val();
-            self.p_code.d.next = self.s_sent_code.val();
+            self.p_qpn.d.next = self.sq.q.val();
+            self.p_code.d.next = self.scode.q.val();
         }
         // The clock after: arm the ACK timer if the bit is clear and the QP has a timeout.
         if self.check.q.val() & !self.armed.read_data.val().any() & self.p_code.q.val().any() {
@@ -198,6 +238,8 @@ impl<const A: usize> Logic for TimerArm<A> {
             self.armed.write_enable.next = true;
         }
         if self.reset.val() {
+            self.ev.d.next = false;
+            self.sv.d.next = false;
             self.check.d.next = false;
             self.arms.d.next = 0.into();
         }
