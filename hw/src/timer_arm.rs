@@ -1,11 +1,11 @@
 //! The ACK timer armed by packets sent: the one path into the timers ([`crate::qp_timers`]),
 //! shared by the completer's commands and the requester's packets, as the transport model
-//! arms the timer (`requester::send_packet`: a packet sent while the QP's timer is idle starts
+//! arms the timer (`requester::send_rc_packet`: a packet sent while the QP's timer is idle starts
 //! it; the completer restarts, stops it or turns it into an RNR wait).
 //!
 //! The timers keep their rows in block RAM that only their scanner reads, so this module keeps
 //! one bit per QP beside them: armed, set by every arm that reaches the timers, cleared by a
-//! stop and by an expiry as it is handed to the completer. A packet sent (`s_sent_*`: its QP
+//! stop and by an expiry as this module takes it. A packet sent (`s_sent_*`: its QP
 //! and the QP's TIMEOUT code) reads its QP's bit (one clock) and, when it is clear and the code
 //! is not 0 (no timeout), arms the ACK timer (`2^code` ticks). Whichever is taken, one thing
 //! happens per clock, so the bit is never read stale:
@@ -24,6 +24,7 @@
 //! a restart when something is outstanding) arms it again, as the model's expiry does; one
 //! taken but not yet handled reads as idle, and a packet sent then arms the timer the
 //! completer's handling restarts anyway.
+//!
 //! Reset clears the bits (`busy` for `2^A` clocks, nothing taken).
 
 use rust_hdl::prelude::*;
