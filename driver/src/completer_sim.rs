@@ -12,11 +12,11 @@
 
 use std::collections::VecDeque;
 
-use rnic_cosim::axis::Rng;
 use rnic_cosim::ports::{HdlPorts, PortDut, PortLockStep, VerilatedPorts};
 use rnic_hw::completer::Completer;
 
-use crate::host_memory::{HostMemory, ReadBeat};
+use crate::bench_ports::BenchPorts;
+use crate::host_memory::{DmaWrites, HostMemory, ReadBeat, SendRing};
 pub use crate::requester_sim::View;
 
 /// The `completer` top.
@@ -57,30 +57,20 @@ pub enum Event {
     Refused(usize, u16, u8),
 }
 
-#[derive(Clone, Copy, Debug)]
-struct Ring {
-    base: u64,
-    log: u32,
-    prod: u16,
-}
-
 pub struct CompleterSim<D: PortDut> {
-    pub dut: D,
-    rng: Rng,
-    stall: f64,
+    pub ports: BenchPorts<D>,
     qp_rows: Vec<Vec<u64>>,
     mr_rows: Vec<Vec<u64>>,
-    rings: Vec<Option<Ring>>,
+    rings: Vec<Option<SendRing>>,
     send_points: Vec<(u32, u16)>,
     memory: HostMemory,
-    pub cycle: u64,
 }
 
 impl CompleterSim<PortLockStep<Top>> {
     /// The `completer` top, rust-hdl and Verilator in lock-step.
     pub fn lockstep(seed: u64, stall: f64) -> Result<Self, String> {
         let d = PortLockStep::new(Top::default(), "completer", seed)?;
-        Ok(Self::new(d, seed, stall))
+        Self::new(d, seed, stall)
     }
 }
 
@@ -91,30 +81,20 @@ impl CompleterSim<VerilatedPorts> {
         Top: HdlPorts,
     {
         let d = VerilatedPorts::of::<Top>("completer")?;
-        Ok(Self::new(d, seed, stall))
+        Self::new(d, seed, stall)
     }
 }
 
 impl<D: PortDut> CompleterSim<D> {
-    fn new(mut dut: D, seed: u64, stall: f64) -> Self {
-        let r = dut.input("reset");
-        dut.set(r, 1);
-        for _ in 0..4 {
-            dut.settle().expect("reset settles");
-            dut.tick();
-        }
-        dut.set(r, 0);
-        CompleterSim {
-            dut,
-            rng: Rng::new(seed ^ 0xC0_4E7E),
-            stall,
+    fn new(dut: D, seed: u64, stall: f64) -> Result<Self, String> {
+        Ok(CompleterSim {
+            ports: BenchPorts::new(dut, seed ^ 0xC0_4E7E, stall)?,
             qp_rows: vec![vec![0; 4]; ROWS],
             mr_rows: vec![vec![0; 4]; ROWS],
             rings: vec![None; ROWS],
             send_points: vec![(0, 0); ROWS],
             memory: HostMemory::default(),
-            cycle: 0,
-        }
+        })
     }
 
     /// QP attribute row `row` (the words of its port).
@@ -140,22 +120,15 @@ impl<D: PortDut> CompleterSim<D> {
 
     /// QP `row`'s send ring: `2^log` requests of 128 bytes at `base` (mapped here), empty.
     pub fn set_ring(&mut self, row: usize, base: u64, log: u32) {
-        self.memory.map(base, 128 << log);
-        self.rings[row] = Some(Ring { base, log, prod: 0 });
+        self.rings[row] = Some(self.memory.send_ring(base, log));
     }
 
     /// Writes a `send_wqe` at the producer of QP `row`'s ring and moves the producer on.
     pub fn post(&mut self, row: usize, entry: &[u8]) -> Result<(), String> {
-        let r = self.rings[row].ok_or(format!("QP row {row} has no send ring"))?;
-        let at = r.base + 128 * u64::from(r.prod & ((1 << r.log) - 1) as u16);
-        if !self.memory.fill(at, entry) {
-            return Err(format!("the ring slot at {at:#x} is not mapped"));
-        }
-        self.rings[row] = Some(Ring {
-            prod: r.prod.wrapping_add(1),
-            ..r
-        });
-        Ok(())
+        let r = self.rings[row]
+            .as_mut()
+            .ok_or(format!("QP row {row} has no send ring"))?;
+        self.memory.post_send(r, entry)
     }
 
     /// The requester's send point of QP `row` from now on: one past the highest PSN sent,
@@ -164,57 +137,30 @@ impl<D: PortDut> CompleterSim<D> {
         self.send_points[row] = (sent, nstart);
     }
 
-    fn set(&mut self, name: &str, v: u64) {
-        let i = self.dut.input(name);
-        self.dut.set(i, v);
-    }
-
-    fn set_words(&mut self, name: &str, w: &[u64]) {
-        let i = self.dut.input(name);
-        self.dut.set_words(i, w);
-    }
-
-    pub fn get(&self, name: &str) -> u64 {
-        self.dut.get(self.dut.output(name))
-    }
-
-    fn settle(&mut self) -> Result<(), String> {
-        self.dut.settle().map_err(|e| e.to_string())
-    }
-
-    fn tick(&mut self) {
-        self.dut.tick();
-        self.cycle += 1;
-    }
-
-    fn go(&mut self) -> bool {
-        self.stall == 0.0 || !self.rng.chance(self.stall)
-    }
-
     /// Starts QP `row`'s rows (the QP entering RTS): its first PSN, the ring's producer as the
     /// consumer, the retry counters.
     pub fn init_qp(&mut self, row: usize, psn: u32, retry: u8, rnr: u8) -> Result<(), String> {
         let index = self.rings[row]
             .map(|r| r.prod)
             .ok_or(format!("QP row {row} has no send ring"))?;
-        self.set("s_init_valid", 1);
-        self.set("s_init_qp", row as u64);
-        self.set("s_init_psn", psn.into());
-        self.set("s_init_index", index.into());
-        self.set("s_init_retry", retry.into());
-        self.set("s_init_rnr", rnr.into());
+        self.ports.set("s_init_valid", 1);
+        self.ports.set("s_init_qp", row as u64);
+        self.ports.set("s_init_psn", psn.into());
+        self.ports.set("s_init_index", index.into());
+        self.ports.set("s_init_retry", retry.into());
+        self.ports.set("s_init_rnr", rnr.into());
         for _ in 0..20 {
-            self.settle()?;
-            let took = self.get("s_init_ready") == 1;
-            self.tick();
+            self.ports.settle()?;
+            let took = self.ports.get("s_init_ready") == 1;
+            self.ports.tick();
             if took {
-                self.set("s_init_valid", 0);
+                self.ports.set("s_init_valid", 0);
                 for _ in 0..40 {
-                    self.settle()?;
-                    if self.get("busy") == 0 {
+                    self.ports.settle()?;
+                    if self.ports.get("busy") == 0 {
                         return Ok(());
                     }
-                    self.tick();
+                    self.ports.tick();
                 }
             }
         }
@@ -223,25 +169,25 @@ impl<D: PortDut> CompleterSim<D> {
 
     /// QP `row`'s view, as the requester reads it.
     pub fn view(&mut self, row: usize) -> Result<View, String> {
-        self.set("cv_look_qp", row as u64);
-        self.settle()?;
-        self.tick();
-        self.settle()?;
+        self.ports.set("cv_look_qp", row as u64);
+        self.ports.settle()?;
+        self.ports.tick();
+        self.ports.settle()?;
         Ok(View {
-            oldest: self.get("cv_got_oldest") as u32,
-            cons: self.get("cv_got_cons") as u16,
-            front: self.get("cv_got_front") as u32,
-            rd_done: self.get("cv_got_rd_done") as u8,
-            rewinds: self.get("cv_got_rewinds") as u8,
-            rnr: self.get("cv_got_rnr") == 1,
-            err: self.get("cv_got_err") == 1,
+            oldest: self.ports.get("cv_got_oldest") as u32,
+            cons: self.ports.get("cv_got_cons") as u16,
+            front: self.ports.get("cv_got_front") as u32,
+            rd_done: self.ports.get("cv_got_rd_done") as u8,
+            rewinds: self.ports.get("cv_got_rewinds") as u8,
+            rnr: self.ports.get("cv_got_rnr") == 1,
+            err: self.ports.get("cv_got_err") == 1,
         })
     }
 
     /// One event, until the engine is idle again.
     pub fn handle(&mut self, ev: &Event) -> Result<Handled, String> {
         let mut out = Handled::default();
-        let start = self.cycle;
+        let start = self.ports.cycle;
         let (valid, ready) = match ev {
             Event::Response(..) => ("s_hdr_valid", "s_hdr_ready"),
             Event::Expiry(..) => ("s_exp_valid", "s_exp_ready"),
@@ -250,7 +196,7 @@ impl<D: PortDut> CompleterSim<D> {
         let mut payload: VecDeque<(u64, u64, bool)> = VecDeque::new();
         match ev {
             Event::Response(hdr, bytes) => {
-                self.set_words("s_hdr_data", hdr);
+                self.ports.set_words("s_hdr_data", hdr);
                 let n = bytes.len().div_ceil(8);
                 for (k, c) in bytes.chunks(8).enumerate() {
                     let mut w = [0u8; 8];
@@ -260,13 +206,13 @@ impl<D: PortDut> CompleterSim<D> {
                 }
             }
             Event::Expiry(row, rnr) => {
-                self.set("s_exp_qp", *row as u64);
-                self.set("s_exp_rnr", u64::from(*rnr));
+                self.ports.set("s_exp_qp", *row as u64);
+                self.ports.set("s_exp_rnr", u64::from(*rnr));
             }
             Event::Refused(row, index, status) => {
-                self.set("s_fail_qp", *row as u64);
-                self.set("s_fail_index", (*index).into());
-                self.set("s_fail_status", (*status).into());
+                self.ports.set("s_fail_qp", *row as u64);
+                self.ports.set("s_fail_index", (*index).into());
+                self.ports.set("s_fail_status", (*status).into());
             }
         }
         let (mut taken, mut was_busy) = (false, false);
@@ -276,157 +222,130 @@ impl<D: PortDut> CompleterSim<D> {
         let mut mr_got = 0usize;
         let mut sp_q = 0usize;
         let mut cqe = Vec::new();
-        let mut write: Option<(u64, usize, Vec<u8>)> = None;
-        let mut dones: VecDeque<u32> = VecDeque::new();
+        let mut writes = DmaWrites::default();
         for _ in 0..2_000_000u64 {
-            let c = self.cycle;
-            let offer = !taken && self.go();
-            self.set(valid, u64::from(offer));
-            pay_shown = taken && !payload.is_empty() && (pay_shown || self.go());
+            let c = self.ports.cycle;
+            let offer = !taken && self.ports.go();
+            self.ports.set(valid, u64::from(offer));
+            pay_shown = taken && !payload.is_empty() && (pay_shown || self.ports.go());
             let (pd, pk, pl) = payload.front().copied().unwrap_or((0, 0, false));
-            self.set("s_axis_tvalid", u64::from(pay_shown));
-            self.set("s_axis_tdata", pd);
-            self.set("s_axis_tkeep", pk);
-            self.set("s_axis_tlast", u64::from(pl));
-            let (qr, sr, mr) = (self.go(), self.go(), self.go());
-            self.set("qp_look_ready", u64::from(qr));
-            self.set("sq_look_ready", u64::from(sr));
-            self.set("mr_look_ready", u64::from(mr));
+            self.ports.set("s_axis_tvalid", u64::from(pay_shown));
+            self.ports.set("s_axis_tdata", pd);
+            self.ports.set("s_axis_tkeep", pk);
+            self.ports.set("s_axis_tlast", u64::from(pl));
+            let (qr, sr, mr) = (self.ports.go(), self.ports.go(), self.ports.go());
+            self.ports.set("qp_look_ready", u64::from(qr));
+            self.ports.set("sq_look_ready", u64::from(sr));
+            self.ports.set("mr_look_ready", u64::from(mr));
             let qp = qp_got.map_or(vec![0; 4], |r: usize| self.qp_rows[r].clone());
-            self.set_words("qp_got_data", &qp);
+            self.ports.set_words("qp_got_data", &qp);
             let (sent, nstart) = self.send_points[sp_q];
-            self.set("sp_got_sent", sent.into());
-            self.set("sp_got_nstart", nstart.into());
+            self.ports.set("sp_got_sent", sent.into());
+            self.ports.set("sp_got_nstart", nstart.into());
             let ring = sq_got.and_then(|r: usize| self.rings[r]);
-            self.set("sq_got_valid", u64::from(ring.is_some()));
-            let ring = ring.unwrap_or(Ring {
-                base: 0,
-                log: 0,
-                prod: 0,
-            });
-            self.set("sq_got_base", ring.base);
-            self.set("sq_got_size", u64::from(ring.log) | 1 << 8);
-            self.set("sq_got_prod", ring.prod.into());
+            self.ports.set("sq_got_valid", u64::from(ring.is_some()));
+            let ring = ring.unwrap_or_default();
+            self.ports.set("sq_got_base", ring.base);
+            self.ports.set("sq_got_size", ring.size_word());
+            self.ports.set("sq_got_prod", ring.prod.into());
             let mrow = self.mr_rows[mr_got].clone();
-            self.set_words("mr_got_data", &mrow);
-            let rq = self.go();
-            self.set("m_dma_rd_req_ready", u64::from(rq));
-            beat_shown = !beats.is_empty() && (beat_shown || self.go());
+            self.ports.set_words("mr_got_data", &mrow);
+            let rq = self.ports.go();
+            self.ports.set("m_dma_rd_req_ready", u64::from(rq));
+            beat_shown = !beats.is_empty() && (beat_shown || self.ports.go());
             let (bd, bl, be) = beats.front().copied().unwrap_or((0, false, false));
-            self.set("m_dma_rd_data_valid", u64::from(beat_shown));
-            self.set("m_dma_rd_data", bd);
-            self.set("m_dma_rd_data_last", u64::from(bl));
-            self.set("m_dma_rd_data_err", u64::from(be));
-            let (wq, wd) = (self.go(), self.go());
-            self.set("m_dma_wr_req_ready", u64::from(wq && write.is_none()));
-            self.set("m_dma_wr_data_ready", u64::from(wd));
-            let done = dones.front() == Some(&0);
-            self.set("m_dma_wr_done_valid", u64::from(done));
-            self.set("m_dma_wr_done_err", 0);
-            let (cr, tr) = (self.go(), self.go());
-            self.set("m_cqe_ready", u64::from(cr));
-            self.set("m_tmr_ready", u64::from(tr));
-            self.settle()?;
+            self.ports.set("m_dma_rd_data_valid", u64::from(beat_shown));
+            self.ports.set("m_dma_rd_data", bd);
+            self.ports.set("m_dma_rd_data_last", u64::from(bl));
+            self.ports.set("m_dma_rd_data_err", u64::from(be));
+            let (wq, wd) = (self.ports.go(), self.ports.go());
+            self.ports
+                .set("m_dma_wr_req_ready", u64::from(wq && writes.can_take()));
+            self.ports.set("m_dma_wr_data_ready", u64::from(wd));
+            self.ports
+                .set("m_dma_wr_done_valid", u64::from(writes.done().is_some()));
+            self.ports.set("m_dma_wr_done_err", 0);
+            let (cr, tr) = (self.ports.go(), self.ports.go());
+            self.ports.set("m_cqe_ready", u64::from(cr));
+            self.ports.set("m_tmr_ready", u64::from(tr));
+            self.ports.settle()?;
 
-            if offer && self.get(ready) == 1 {
+            if offer && self.ports.get(ready) == 1 {
                 taken = true;
             }
-            if pay_shown && self.get("s_axis_tready") == 1 {
+            if pay_shown && self.ports.get("s_axis_tready") == 1 {
                 payload.pop_front();
                 pay_shown = false;
             }
-            qp_got =
-                (qr && self.get("qp_look_valid") == 1).then(|| self.get("qp_look_row") as usize);
-            sq_got =
-                (sr && self.get("sq_look_valid") == 1).then(|| self.get("sq_look_queue") as usize);
-            if mr && self.get("mr_look_valid") == 1 {
-                mr_got = self.get("mr_look_row") as usize;
+            qp_got = (qr && self.ports.get("qp_look_valid") == 1)
+                .then(|| self.ports.get("qp_look_row") as usize);
+            sq_got = (sr && self.ports.get("sq_look_valid") == 1)
+                .then(|| self.ports.get("sq_look_queue") as usize);
+            if mr && self.ports.get("mr_look_valid") == 1 {
+                mr_got = self.ports.get("mr_look_row") as usize;
             }
-            sp_q = self.get("sp_look_qp") as usize;
-            if rq && self.get("m_dma_rd_req_valid") == 1 {
-                let addr = self.get("m_dma_rd_req_addr");
-                let len = self.get("m_dma_rd_req_len") as usize;
+            sp_q = self.ports.get("sp_look_qp") as usize;
+            if rq && self.ports.get("m_dma_rd_req_valid") == 1 {
+                let addr = self.ports.get("m_dma_rd_req_addr");
+                let len = self.ports.get("m_dma_rd_req_len") as usize;
                 let read = self.memory.read_beats(addr, len);
                 beats.extend(read.map_err(|e| format!("cycle {c}: {e}"))?);
             }
-            if beat_shown && self.get("m_dma_rd_data_ready") == 1 {
+            if beat_shown && self.ports.get("m_dma_rd_data_ready") == 1 {
                 beats.pop_front();
                 beat_shown = false;
             }
-            if done {
-                dones.pop_front();
+            writes.clock();
+            if wq && writes.can_take() && self.ports.get("m_dma_wr_req_valid") == 1 {
+                let addr = self.ports.get("m_dma_wr_req_addr");
+                let len = self.ports.get("m_dma_wr_req_len") as usize;
+                writes.request(addr, len, 0);
             }
-            for d in dones.iter_mut() {
-                *d = d.saturating_sub(1);
+            if wd && self.ports.get("m_dma_wr_data_valid") == 1 {
+                let keep = self.ports.get("m_dma_wr_data_keep");
+                let data = self.ports.get("m_dma_wr_data");
+                let last = self.ports.get("m_dma_wr_data_last") == 1;
+                let ports = &mut self.ports;
+                writes
+                    .beat(&mut self.memory, data, keep, last, || {
+                        DmaWrites::done_delay(ports)
+                    })
+                    .map_err(|e| format!("cycle {c}: {e}"))?;
             }
-            if wq && write.is_none() && self.get("m_dma_wr_req_valid") == 1 {
-                let addr = self.get("m_dma_wr_req_addr");
-                let len = self.get("m_dma_wr_req_len") as usize;
-                write = Some((addr, len, Vec::new()));
-            }
-            if wd && self.get("m_dma_wr_data_valid") == 1 {
-                let keep = self.get("m_dma_wr_data_keep");
-                let data = self.get("m_dma_wr_data").to_le_bytes();
-                let last = self.get("m_dma_wr_data_last") == 1;
-                let Some((addr, len, mut bytes)) = write.take() else {
-                    return Err(format!("cycle {c}: write data before its request"));
-                };
-                let n = keep.trailing_ones() as usize;
-                if keep >> n != 0 || (bytes.len() % 8 != 0 && n > 0) {
-                    return Err(format!("cycle {c}: a write beat keeping {keep:#x}"));
-                }
-                bytes.extend_from_slice(&data[..n]);
-                if last {
-                    if bytes.len() != len || !self.memory.fill(addr, &bytes) {
-                        return Err(format!(
-                            "cycle {c}: a DMA write of {} bytes ({len} announced) at {addr:#x}",
-                            bytes.len()
-                        ));
-                    }
-                    let delay = if self.stall == 0.0 {
-                        0
-                    } else {
-                        self.rng.below(4) as u32
-                    };
-                    dones.push_back(delay);
-                } else {
-                    write = Some((addr, len, bytes));
-                }
-            }
-            if cr && self.get("m_cqe_valid") == 1 {
-                cqe.extend_from_slice(&self.get("m_cqe_data").to_le_bytes());
-                if self.get("m_cqe_last") == 1 {
+            if cr && self.ports.get("m_cqe_valid") == 1 {
+                cqe.extend_from_slice(&self.ports.get("m_cqe_data").to_le_bytes());
+                if self.ports.get("m_cqe_last") == 1 {
                     let e: [u8; 32] = cqe
                         .as_slice()
                         .try_into()
                         .map_err(|_| format!("cycle {c}: a completion of {} bytes", cqe.len()))?;
-                    out.cqes.push((self.get("m_cqe_cq") as u16, e));
+                    out.cqes.push((self.ports.get("m_cqe_cq") as u16, e));
                     cqe.clear();
                 }
             }
-            if tr && self.get("m_tmr_valid") == 1 {
+            if tr && self.ports.get("m_tmr_valid") == 1 {
                 out.timers.push(TimerCmd {
-                    qp: self.get("m_tmr_qp") as usize,
-                    arm: self.get("m_tmr_arm") == 1,
-                    rnr: self.get("m_tmr_rnr") == 1,
-                    code: self.get("m_tmr_code") as u8,
+                    qp: self.ports.get("m_tmr_qp") as usize,
+                    arm: self.ports.get("m_tmr_arm") == 1,
+                    rnr: self.ports.get("m_tmr_rnr") == 1,
+                    code: self.ports.get("m_tmr_code") as u8,
                 });
             }
-            if self.get("m_kick_valid") == 1 {
-                out.kicks.push(self.get("m_kick_qp") as usize);
+            if self.ports.get("m_kick_valid") == 1 {
+                out.kicks.push(self.ports.get("m_kick_qp") as usize);
             }
-            let idle = was_busy && self.get("busy") == 0;
-            was_busy |= taken && self.get("busy") == 1;
-            self.tick();
-            if idle && payload.is_empty() && write.is_none() && dones.is_empty() {
+            let idle = was_busy && self.ports.get("busy") == 0;
+            was_busy |= taken && self.ports.get("busy") == 1;
+            self.ports.tick();
+            if idle && payload.is_empty() && writes.idle() {
                 if !beats.is_empty() || !cqe.is_empty() {
                     return Err(format!(
                         "cycle {c}: idle with a read or a completion unfinished"
                     ));
                 }
-                self.set(valid, 0);
-                self.set("s_axis_tvalid", 0);
-                out.cycles = self.cycle - start;
+                self.ports.set(valid, 0);
+                self.ports.set("s_axis_tvalid", 0);
+                out.cycles = self.ports.cycle - start;
                 return Ok(out);
             }
         }

@@ -1,5 +1,9 @@
 //! Host memory as the simulated DMA port sees it: buffers at device addresses, read and
-//! written by the engines' benches ([`crate::responder_sim`], [`crate::requester_sim`]).
+//! written by the engines' benches ([`crate::responder_sim`], [`crate::requester_sim`],
+//! [`crate::completer_sim`], [`crate::requester_path_sim`]); the send rings in it, and the
+//! host side of the DMA port's writes.
+
+use std::collections::VecDeque;
 
 /// Buffers at device addresses.
 #[derive(Clone, Debug, Default)]
@@ -57,5 +61,126 @@ impl HostMemory {
                 (w, k + 1 == n, bytes.is_none())
             })
             .collect())
+    }
+}
+
+/// A send ring in host memory: `2^log` requests of 128 bytes at `base`, and its producer.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SendRing {
+    pub base: u64,
+    pub log: u32,
+    pub prod: u16,
+}
+
+impl SendRing {
+    /// The ring's size word as the queue manager answers a look (log2 of the slots, and the
+    /// slot size 2^7 in bits 8 up).
+    pub fn size_word(&self) -> u64 {
+        u64::from(self.log) | 1 << 8
+    }
+}
+
+impl HostMemory {
+    /// An empty send ring of `2^log` slots at `base`, mapped here.
+    pub fn send_ring(&mut self, base: u64, log: u32) -> SendRing {
+        self.map(base, 128 << log);
+        SendRing { base, log, prod: 0 }
+    }
+
+    /// Writes a `send_wqe` at `ring`'s producer and moves the producer on.
+    pub fn post_send(&mut self, ring: &mut SendRing, entry: &[u8]) -> Result<(), String> {
+        let at = ring.base + 128 * u64::from(ring.prod & ((1 << ring.log) - 1) as u16);
+        if !self.fill(at, entry) {
+            return Err(format!("the ring slot at {at:#x} is not mapped"));
+        }
+        ring.prod = ring.prod.wrapping_add(1);
+        Ok(())
+    }
+}
+
+/// The host side of the DMA port's writes: one request at a time with its beats, the bytes
+/// written into host memory at the last beat, its done (with the request's tag) presented
+/// some clocks later.
+#[derive(Clone, Debug, Default)]
+pub struct DmaWrites {
+    /// The write being received: address, length, tag, bytes so far.
+    cur: Option<(u64, usize, u64, Vec<u8>)>,
+    /// Dones to present: clocks to wait, tag.
+    dones: VecDeque<(u32, u64)>,
+}
+
+impl DmaWrites {
+    /// The delay of a done: up to three clocks when the bench stalls, none otherwise.
+    pub fn done_delay<D: rnic_cosim::ports::PortDut>(
+        ports: &mut crate::bench_ports::BenchPorts<D>,
+    ) -> u32 {
+        if ports.stalls() {
+            ports.below(4) as u32
+        } else {
+            0
+        }
+    }
+
+    /// A request can be taken now.
+    pub fn can_take(&self) -> bool {
+        self.cur.is_none()
+    }
+
+    /// The tag of the done presented this clock.
+    pub fn done(&self) -> Option<u64> {
+        self.dones.front().filter(|d| d.0 == 0).map(|d| d.1)
+    }
+
+    /// Nothing received and not yet done.
+    pub fn idle(&self) -> bool {
+        self.cur.is_none() && self.dones.is_empty()
+    }
+
+    /// After the clock: the done presented was taken (dones have no ready), the others wait
+    /// one clock less.
+    pub fn clock(&mut self) {
+        if self.done().is_some() {
+            self.dones.pop_front();
+        }
+        for d in self.dones.iter_mut() {
+            d.0 = d.0.saturating_sub(1);
+        }
+    }
+
+    /// A request taken.
+    pub fn request(&mut self, addr: u64, len: usize, tag: u64) {
+        self.cur = Some((addr, len, tag, Vec::new()));
+    }
+
+    /// A data beat taken (bytes contiguous from the low lane); at the last, the bytes go into
+    /// `mem` and the done waits `delay()` clocks.
+    pub fn beat(
+        &mut self,
+        mem: &mut HostMemory,
+        data: u64,
+        keep: u64,
+        last: bool,
+        delay: impl FnOnce() -> u32,
+    ) -> Result<(), String> {
+        let Some((addr, len, tag, mut bytes)) = self.cur.take() else {
+            return Err("write data before its request".into());
+        };
+        let n = keep.trailing_ones() as usize;
+        if keep >> n != 0 || (bytes.len() % 8 != 0 && n > 0) {
+            return Err(format!("a write beat keeping {keep:#x}"));
+        }
+        bytes.extend_from_slice(&data.to_le_bytes()[..n]);
+        if !last {
+            self.cur = Some((addr, len, tag, bytes));
+            return Ok(());
+        }
+        if bytes.len() != len || !mem.fill(addr, &bytes) {
+            return Err(format!(
+                "a DMA write of {} bytes ({len} announced) at {addr:#x}",
+                bytes.len()
+            ));
+        }
+        self.dones.push_back((delay(), tag));
+        Ok(())
     }
 }

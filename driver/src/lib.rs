@@ -29,6 +29,7 @@ use memmap2::{MmapOptions, MmapRaw};
 use vfio_ioctls::{VfioContainer, VfioDevice, VfioOps};
 use vmm_sys_util::eventfd::EventFd;
 
+pub mod bench_ports;
 pub mod completer_sim;
 pub mod host_memory;
 pub mod model;

@@ -14,26 +14,17 @@
 
 use std::collections::VecDeque;
 
-use rnic_cosim::axis::Rng;
-use rnic_cosim::ports::{HdlPorts, PortDut, PortLockStep, VerilatedPorts, field};
+use rnic_cosim::ports::{HdlPorts, PortDut, PortLockStep, VerilatedPorts};
 use rnic_hw::requester_path::RequesterPath;
-use rnic_hw::transport_header::th_offset_of;
 
-use crate::host_memory::HostMemory;
-pub use crate::requester_sim::Sent;
+use crate::bench_ports::BenchPorts;
+use crate::host_memory::{DmaWrites, HostMemory, SendRing};
+pub use crate::requester_sim::{PacketSink, Sent};
 
 /// The `requester_path` top.
 pub type Top = RequesterPath<6, 10>;
 /// QPs of the `requester_path` top.
 pub const ROWS: usize = Top::ROWS;
-
-/// A send ring in host memory.
-#[derive(Clone, Copy, Debug)]
-struct Ring {
-    base: u64,
-    log: u32,
-    prod: u16,
-}
 
 /// The engine's counters.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -49,14 +40,11 @@ pub struct Counters {
 }
 
 pub struct RequesterPathSim<D: PortDut> {
-    pub dut: D,
-    rng: Rng,
-    stall: f64,
+    pub ports: BenchPorts<D>,
     qp_rows: Vec<Vec<u64>>,
     mr_rows: Vec<Vec<u64>>,
-    rings: Vec<Option<Ring>>,
+    rings: Vec<Option<SendRing>>,
     memory: HostMemory,
-    pub cycle: u64,
     /// Doorbells and QP starts waiting to be presented.
     doorbells: VecDeque<usize>,
     inits: VecDeque<[u64; 5]>,
@@ -69,15 +57,11 @@ pub struct RequesterPathSim<D: PortDut> {
     qp_got: Option<usize>,
     mr_got: usize,
     sq_got: Option<usize>,
-    // DMA: read beats in order with their tag; a write in progress; dones pending.
+    // DMA: read beats in order with their tag; writes.
     beats: VecDeque<(u64, bool, bool, u64)>,
     beat_shown: bool,
-    write: Option<(u64, usize, u64, Vec<u8>)>,
-    dones: VecDeque<(u32, u64)>,
-    // Packets: descriptors waiting for their payloads, the payload being collected.
-    descs: VecDeque<(usize, Vec<u64>, u64)>,
-    payloads: VecDeque<Vec<u8>>,
-    frame: Vec<u8>,
+    writes: DmaWrites,
+    packets: PacketSink,
     cqe: Vec<u8>,
     /// Packets sent and completions written (CQ, entry), since the caller last took them.
     pub sent: Vec<Sent>,
@@ -104,23 +88,13 @@ impl RequesterPathSim<VerilatedPorts> {
 }
 
 impl<D: PortDut> RequesterPathSim<D> {
-    fn new(mut dut: D, seed: u64, stall: f64) -> Result<Self, String> {
-        let r = dut.input("reset");
-        dut.set(r, 1);
-        for _ in 0..4 {
-            dut.settle().map_err(|e| e.to_string())?;
-            dut.tick();
-        }
-        dut.set(r, 0);
+    fn new(dut: D, seed: u64, stall: f64) -> Result<Self, String> {
         let mut s = RequesterPathSim {
-            dut,
-            rng: Rng::new(seed ^ 0x9A7B),
-            stall,
+            ports: BenchPorts::new(dut, seed ^ 0x9A7B, stall)?,
             qp_rows: vec![vec![0; 4]; ROWS],
             mr_rows: vec![vec![0; 4]; ROWS],
             rings: vec![None; ROWS],
             memory: HostMemory::default(),
-            cycle: 0,
             doorbells: VecDeque::new(),
             inits: VecDeque::new(),
             responses: VecDeque::new(),
@@ -132,20 +106,17 @@ impl<D: PortDut> RequesterPathSim<D> {
             sq_got: None,
             beats: VecDeque::new(),
             beat_shown: false,
-            write: None,
-            dones: VecDeque::new(),
-            descs: VecDeque::new(),
-            payloads: VecDeque::new(),
-            frame: Vec::new(),
+            writes: DmaWrites::default(),
+            packets: PacketSink::default(),
             cqe: Vec::new(),
             sent: Vec::new(),
             cqes: Vec::new(),
         };
         // The tables' clears after reset.
         for _ in 0..10_000 {
-            s.settle()?;
-            let busy = s.get("busy") == 1;
-            s.tick();
+            s.ports.settle()?;
+            let busy = s.ports.get("busy") == 1;
+            s.ports.tick();
             if !busy {
                 return Ok(s);
             }
@@ -176,15 +147,14 @@ impl<D: PortDut> RequesterPathSim<D> {
 
     /// QP `row`'s send ring: `2^log` requests of 128 bytes at `base` (mapped here), empty.
     pub fn set_ring(&mut self, row: usize, base: u64, log: u32) {
-        self.memory.map(base, 128 << log);
-        self.rings[row] = Some(Ring { base, log, prod: 0 });
+        self.rings[row] = Some(self.memory.send_ring(base, log));
     }
 
     /// The AckReq interval, the window and the clocks per timer tick.
     pub fn settings(&mut self, ack_every: u32, window: u32, tick_cycles: u16) {
-        self.set("ack_every", ack_every.into());
-        self.set("max_unacked", window.into());
-        self.set("tick_cycles", tick_cycles.into());
+        self.ports.set("ack_every", ack_every.into());
+        self.ports.set("max_unacked", window.into());
+        self.ports.set("tick_cycles", tick_cycles.into());
     }
 
     /// Starts QP `row` (entering RTS): its first PSN, its ring's producer as consumer,
@@ -204,15 +174,10 @@ impl<D: PortDut> RequesterPathSim<D> {
     /// Writes a `send_wqe` at the producer of QP `row`'s ring, moves the producer on and rings
     /// the doorbell.
     pub fn post(&mut self, row: usize, entry: &[u8]) -> Result<(), String> {
-        let r = self.rings[row].ok_or(format!("QP row {row} has no send ring"))?;
-        let at = r.base + 128 * u64::from(r.prod & ((1 << r.log) - 1) as u16);
-        if !self.memory.fill(at, entry) {
-            return Err(format!("the ring slot at {at:#x} is not mapped"));
-        }
-        self.rings[row] = Some(Ring {
-            prod: r.prod.wrapping_add(1),
-            ..r
-        });
+        let r = self.rings[row]
+            .as_mut()
+            .ok_or(format!("QP row {row} has no send ring"))?;
+        self.memory.post_send(r, entry)?;
         self.doorbells.push_back(row);
         Ok(())
     }
@@ -229,14 +194,14 @@ impl<D: PortDut> RequesterPathSim<D> {
 
     pub fn counters(&self) -> Counters {
         Counters {
-            packets: self.get("cnt_packets"),
-            retransmitted: self.get("cnt_retransmitted"),
-            responses: self.get("cnt_responses"),
-            dropped: self.get("cnt_dropped"),
-            expiries: self.get("cnt_expiries"),
-            arms: self.get("cnt_arms"),
-            req_dma_err: self.get("cnt_req_dma_err"),
-            comp_dma_err: self.get("cnt_comp_dma_err"),
+            packets: self.ports.get("cnt_packets"),
+            retransmitted: self.ports.get("cnt_retransmitted"),
+            responses: self.ports.get("cnt_responses"),
+            dropped: self.ports.get("cnt_dropped"),
+            expiries: self.ports.get("cnt_expiries"),
+            arms: self.ports.get("cnt_arms"),
+            req_dma_err: self.ports.get("cnt_req_dma_err"),
+            comp_dma_err: self.ports.get("cnt_comp_dma_err"),
         }
     }
 
@@ -247,121 +212,93 @@ impl<D: PortDut> RequesterPathSim<D> {
             && self.inits.is_empty()
             && self.responses.is_empty()
             && self.beats.is_empty()
-            && self.write.is_none()
-            && self.dones.is_empty()
-            && self.descs.is_empty()
-            && self.frame.is_empty()
+            && self.writes.idle()
+            && self.packets.quiet()
             && self.cqe.is_empty()
-    }
-
-    fn set(&mut self, name: &str, v: u64) {
-        let i = self.dut.input(name);
-        self.dut.set(i, v);
-    }
-
-    fn set_words(&mut self, name: &str, w: &[u64]) {
-        let i = self.dut.input(name);
-        self.dut.set_words(i, w);
-    }
-
-    pub fn get(&self, name: &str) -> u64 {
-        self.dut.get(self.dut.output(name))
-    }
-
-    fn settle(&mut self) -> Result<(), String> {
-        self.dut.settle().map_err(|e| e.to_string())
-    }
-
-    fn tick(&mut self) {
-        self.dut.tick();
-        self.cycle += 1;
-    }
-
-    fn go(&mut self) -> bool {
-        self.stall == 0.0 || !self.rng.chance(self.stall)
     }
 
     /// One clock.
     pub fn step(&mut self) -> Result<(), String> {
-        let c = self.cycle;
+        let c = self.ports.cycle;
         // Doorbells (no ready: taken as presented) and QP starts.
-        let db = self.doorbells.front().copied().filter(|_| self.go());
-        self.set("db_valid", u64::from(db.is_some()));
-        self.set("db_queue", db.unwrap_or(0) as u64);
+        let db = self.doorbells.front().copied().filter(|_| self.ports.go());
+        self.ports.set("db_valid", u64::from(db.is_some()));
+        self.ports.set("db_queue", db.unwrap_or(0) as u64);
         let init = self.inits.front().copied();
-        self.set("s_init_valid", u64::from(init.is_some()));
+        self.ports.set("s_init_valid", u64::from(init.is_some()));
         if let Some([q, psn, index, retry, rnr]) = init {
-            self.set("s_init_qp", q);
-            self.set("s_init_psn", psn);
-            self.set("s_init_index", index);
-            self.set("s_init_retry", retry);
-            self.set("s_init_rnr", rnr);
+            self.ports.set("s_init_qp", q);
+            self.ports.set("s_init_psn", psn);
+            self.ports.set("s_init_index", index);
+            self.ports.set("s_init_retry", retry);
+            self.ports.set("s_init_rnr", rnr);
         }
         // Responses: the header, then its payload.
-        let offer = !self.hdr_taken && !self.responses.is_empty() && self.go();
-        self.set("s_hdr_valid", u64::from(offer));
+        let offer = !self.hdr_taken && !self.responses.is_empty() && self.ports.go();
+        self.ports.set("s_hdr_valid", u64::from(offer));
         if let Some((h, _)) = self.responses.front() {
             let h = h.clone();
-            self.set_words("s_hdr_data", &h);
+            self.ports.set_words("s_hdr_data", &h);
         }
-        self.pay_shown = !self.payload.is_empty() && (self.pay_shown || self.go());
+        self.pay_shown = !self.payload.is_empty() && (self.pay_shown || self.ports.go());
         let (pd, pk, pl) = self.payload.front().copied().unwrap_or((0, 0, false));
-        self.set("s_axis_tvalid", u64::from(self.pay_shown));
-        self.set("s_axis_tdata", pd);
-        self.set("s_axis_tkeep", pk);
-        self.set("s_axis_tlast", u64::from(pl));
+        self.ports.set("s_axis_tvalid", u64::from(self.pay_shown));
+        self.ports.set("s_axis_tdata", pd);
+        self.ports.set("s_axis_tkeep", pk);
+        self.ports.set("s_axis_tlast", u64::from(pl));
         // Lookups.
-        let (qr, sr, mr) = (self.go(), self.go(), self.go());
-        self.set("qp_look_ready", u64::from(qr));
-        self.set("sq_look_ready", u64::from(sr));
-        self.set("mr_look_ready", u64::from(mr));
+        let (qr, sr, mr) = (self.ports.go(), self.ports.go(), self.ports.go());
+        self.ports.set("qp_look_ready", u64::from(qr));
+        self.ports.set("sq_look_ready", u64::from(sr));
+        self.ports.set("mr_look_ready", u64::from(mr));
         let qp = self
             .qp_got
             .map_or(vec![0; 4], |r: usize| self.qp_rows[r].clone());
-        self.set_words("qp_got_data", &qp);
+        self.ports.set_words("qp_got_data", &qp);
         let mrow = self.mr_rows[self.mr_got].clone();
-        self.set_words("mr_got_data", &mrow);
+        self.ports.set_words("mr_got_data", &mrow);
         let ring = self.sq_got.and_then(|r| self.rings[r]);
-        self.set("sq_got_valid", u64::from(ring.is_some()));
-        let ring = ring.unwrap_or(Ring {
-            base: 0,
-            log: 0,
-            prod: 0,
-        });
-        self.set("sq_got_base", ring.base);
-        self.set("sq_got_size", u64::from(ring.log) | 1 << 8);
-        self.set("sq_got_prod", ring.prod.into());
+        self.ports.set("sq_got_valid", u64::from(ring.is_some()));
+        let ring = ring.unwrap_or_default();
+        self.ports.set("sq_got_base", ring.base);
+        self.ports.set("sq_got_size", ring.size_word());
+        self.ports.set("sq_got_prod", ring.prod.into());
         // DMA.
-        let rq = self.go();
-        self.set("m_dma_rd_req_ready", u64::from(rq));
-        self.beat_shown = !self.beats.is_empty() && (self.beat_shown || self.go());
+        let rq = self.ports.go();
+        self.ports.set("m_dma_rd_req_ready", u64::from(rq));
+        self.beat_shown = !self.beats.is_empty() && (self.beat_shown || self.ports.go());
         let (bd, bl, be, bt) = self.beats.front().copied().unwrap_or((0, false, false, 0));
-        self.set("m_dma_rd_data_valid", u64::from(self.beat_shown));
-        self.set("m_dma_rd_data", bd);
-        self.set("m_dma_rd_data_last", u64::from(bl));
-        self.set("m_dma_rd_data_err", u64::from(be));
-        self.set("m_dma_rd_data_tag", bt);
-        let (wq, wd) = (self.go(), self.go());
-        self.set("m_dma_wr_req_ready", u64::from(wq && self.write.is_none()));
-        self.set("m_dma_wr_data_ready", u64::from(wd));
-        let done = self.dones.front().filter(|d| d.0 == 0).map(|d| d.1);
-        self.set("m_dma_wr_done_valid", u64::from(done.is_some()));
-        self.set("m_dma_wr_done_tag", done.unwrap_or(0));
-        self.set("m_dma_wr_done_err", 0);
+        self.ports
+            .set("m_dma_rd_data_valid", u64::from(self.beat_shown));
+        self.ports.set("m_dma_rd_data", bd);
+        self.ports.set("m_dma_rd_data_last", u64::from(bl));
+        self.ports.set("m_dma_rd_data_err", u64::from(be));
+        self.ports.set("m_dma_rd_data_tag", bt);
+        let (wq, wd) = (self.ports.go(), self.ports.go());
+        self.ports.set(
+            "m_dma_wr_req_ready",
+            u64::from(wq && self.writes.can_take()),
+        );
+        self.ports.set("m_dma_wr_data_ready", u64::from(wd));
+        let done = self.writes.done();
+        self.ports
+            .set("m_dma_wr_done_valid", u64::from(done.is_some()));
+        self.ports.set("m_dma_wr_done_tag", done.unwrap_or(0));
+        self.ports.set("m_dma_wr_done_err", 0);
         // Packets and completions out.
-        let (dr, ar, cr) = (self.go(), self.go(), self.go());
-        self.set("m_desc_ready", u64::from(dr));
-        self.set("m_axis_tready", u64::from(ar));
-        self.set("m_cqe_ready", u64::from(cr));
-        self.settle()?;
+        let (dr, ar, cr) = (self.ports.go(), self.ports.go(), self.ports.go());
+        self.ports.set("m_desc_ready", u64::from(dr));
+        self.ports.set("m_axis_tready", u64::from(ar));
+        self.ports.set("m_cqe_ready", u64::from(cr));
+        self.ports.settle()?;
 
         if db.is_some() {
             self.doorbells.pop_front();
         }
-        if init.is_some() && self.get("s_init_ready") == 1 {
+        if init.is_some() && self.ports.get("s_init_ready") == 1 {
             self.inits.pop_front();
         }
-        if offer && self.get("s_hdr_ready") == 1 {
+        if offer && self.ports.get("s_hdr_ready") == 1 {
             let (_, bytes) = self.responses.front().expect("offered");
             let n = bytes.len().div_ceil(8);
             for (k, ch) in bytes.chunks(8).enumerate() {
@@ -373,7 +310,7 @@ impl<D: PortDut> RequesterPathSim<D> {
             }
             self.hdr_taken = true;
         }
-        if self.pay_shown && self.get("s_axis_tready") == 1 {
+        if self.pay_shown && self.ports.get("s_axis_tready") == 1 {
             self.payload.pop_front();
             self.pay_shown = false;
         }
@@ -381,121 +318,72 @@ impl<D: PortDut> RequesterPathSim<D> {
             self.responses.pop_front();
             self.hdr_taken = false;
         }
-        self.qp_got =
-            (qr && self.get("qp_look_valid") == 1).then(|| self.get("qp_look_row") as usize);
-        self.sq_got =
-            (sr && self.get("sq_look_valid") == 1).then(|| self.get("sq_look_queue") as usize);
-        if mr && self.get("mr_look_valid") == 1 {
-            self.mr_got = self.get("mr_look_row") as usize;
+        self.qp_got = (qr && self.ports.get("qp_look_valid") == 1)
+            .then(|| self.ports.get("qp_look_row") as usize);
+        self.sq_got = (sr && self.ports.get("sq_look_valid") == 1)
+            .then(|| self.ports.get("sq_look_queue") as usize);
+        if mr && self.ports.get("mr_look_valid") == 1 {
+            self.mr_got = self.ports.get("mr_look_row") as usize;
         }
-        if rq && self.get("m_dma_rd_req_valid") == 1 {
-            let addr = self.get("m_dma_rd_req_addr");
-            let len = self.get("m_dma_rd_req_len") as usize;
-            let tag = self.get("m_dma_rd_req_tag");
+        if rq && self.ports.get("m_dma_rd_req_valid") == 1 {
+            let addr = self.ports.get("m_dma_rd_req_addr");
+            let len = self.ports.get("m_dma_rd_req_len") as usize;
+            let tag = self.ports.get("m_dma_rd_req_tag");
             let read = self.memory.read_beats(addr, len);
             let read = read.map_err(|e| format!("cycle {c}: {e}"))?;
             self.beats
                 .extend(read.into_iter().map(|(d, l, e)| (d, l, e, tag)));
         }
-        if self.beat_shown && self.get("m_dma_rd_data_ready") == 1 {
+        if self.beat_shown && self.ports.get("m_dma_rd_data_ready") == 1 {
             self.beats.pop_front();
             self.beat_shown = false;
         }
-        if done.is_some() {
-            self.dones.pop_front();
+        self.writes.clock();
+        if wq && self.writes.can_take() && self.ports.get("m_dma_wr_req_valid") == 1 {
+            let addr = self.ports.get("m_dma_wr_req_addr");
+            let len = self.ports.get("m_dma_wr_req_len") as usize;
+            let tag = self.ports.get("m_dma_wr_req_tag");
+            self.writes.request(addr, len, tag);
         }
-        for d in self.dones.iter_mut() {
-            d.0 = d.0.saturating_sub(1);
+        if wd && self.ports.get("m_dma_wr_data_valid") == 1 {
+            let keep = self.ports.get("m_dma_wr_data_keep");
+            let data = self.ports.get("m_dma_wr_data");
+            let last = self.ports.get("m_dma_wr_data_last") == 1;
+            let ports = &mut self.ports;
+            self.writes
+                .beat(&mut self.memory, data, keep, last, || {
+                    DmaWrites::done_delay(ports)
+                })
+                .map_err(|e| format!("cycle {c}: {e}"))?;
         }
-        if wq && self.write.is_none() && self.get("m_dma_wr_req_valid") == 1 {
-            let addr = self.get("m_dma_wr_req_addr");
-            let len = self.get("m_dma_wr_req_len") as usize;
-            let tag = self.get("m_dma_wr_req_tag");
-            self.write = Some((addr, len, tag, Vec::new()));
+        if dr && self.ports.get("m_desc_valid") == 1 {
+            let q = self.ports.get("m_desc_qp") as usize;
+            self.packets.desc(q, self.ports.get_words("m_desc_data"), c);
         }
-        if wd && self.get("m_dma_wr_data_valid") == 1 {
-            let keep = self.get("m_dma_wr_data_keep");
-            let data = self.get("m_dma_wr_data").to_le_bytes();
-            let last = self.get("m_dma_wr_data_last") == 1;
-            let Some((addr, len, tag, mut bytes)) = self.write.take() else {
-                return Err(format!("cycle {c}: write data before its request"));
-            };
-            let n = keep.trailing_ones() as usize;
-            if keep >> n != 0 || (bytes.len() % 8 != 0 && n > 0) {
-                return Err(format!("cycle {c}: a write beat keeping {keep:#x}"));
-            }
-            bytes.extend_from_slice(&data[..n]);
-            if last {
-                if bytes.len() != len || !self.memory.fill(addr, &bytes) {
-                    return Err(format!(
-                        "cycle {c}: a DMA write of {} bytes ({len} announced) at {addr:#x}",
-                        bytes.len()
-                    ));
-                }
-                let delay = if self.stall == 0.0 {
-                    0
-                } else {
-                    self.rng.below(4) as u32
-                };
-                self.dones.push_back((delay, tag));
-            } else {
-                self.write = Some((addr, len, tag, bytes));
-            }
+        if ar && self.ports.get("m_axis_tvalid") == 1 {
+            let p = &self.ports;
+            self.packets
+                .beat(
+                    p.get("m_axis_tdata"),
+                    p.get("m_axis_tkeep"),
+                    p.get("m_axis_tlast") == 1,
+                    p.get("m_axis_tuser") != 0,
+                )
+                .map_err(|e| format!("cycle {c}: {e}"))?;
         }
-        if dr && self.get("m_desc_valid") == 1 {
-            let o = self.dut.output("m_desc_data");
-            let q = self.get("m_desc_qp") as usize;
-            self.descs.push_back((q, self.dut.get_words(o), c));
-        }
-        if ar && self.get("m_axis_tvalid") == 1 {
-            let keep = self.get("m_axis_tkeep");
-            for (b, byte) in self.get("m_axis_tdata").to_le_bytes().iter().enumerate() {
-                if keep >> b & 1 == 1 {
-                    self.frame.push(*byte);
-                }
-            }
-            if self.get("m_axis_tlast") == 1 {
-                if self.get("m_axis_tuser") != 0 {
-                    return Err(format!("cycle {c}: a payload marked bad"));
-                }
-                self.payloads.push_back(std::mem::take(&mut self.frame));
-            }
-        }
-        if cr && self.get("m_cqe_valid") == 1 {
+        if cr && self.ports.get("m_cqe_valid") == 1 {
             self.cqe
-                .extend_from_slice(&self.get("m_cqe_data").to_le_bytes());
-            if self.get("m_cqe_last") == 1 {
+                .extend_from_slice(&self.ports.get("m_cqe_data").to_le_bytes());
+            if self.ports.get("m_cqe_last") == 1 {
                 let e: [u8; 32] =
                     self.cqe.as_slice().try_into().map_err(|_| {
                         format!("cycle {c}: a completion of {} bytes", self.cqe.len())
                     })?;
-                self.cqes.push((self.get("m_cqe_cq") as u16, e));
+                self.cqes.push((self.ports.get("m_cqe_cq") as u16, e));
                 self.cqe.clear();
             }
         }
-        self.tick();
-        // Descriptors with their payloads.
-        while let Some((qp, desc, at)) = self.descs.front() {
-            let (off, width) = th_offset_of("payload_len").expect("a field");
-            let len = field(desc, (off, width)) as usize;
-            let payload = if len == 0 {
-                Vec::new()
-            } else if let Some(p) = self.payloads.pop_front() {
-                if p.len() != len {
-                    return Err(format!("a payload of {} bytes for {len}", p.len()));
-                }
-                p
-            } else {
-                break;
-            };
-            self.sent.push(Sent {
-                qp: *qp,
-                desc: desc.clone(),
-                payload,
-                cycle: *at,
-            });
-            self.descs.pop_front();
-        }
-        Ok(())
+        self.ports.tick();
+        self.packets.pair(&mut self.sent)
     }
 }

@@ -13,12 +13,12 @@
 
 use std::collections::VecDeque;
 
-use rnic_cosim::axis::Rng;
 use rnic_cosim::ports::{HdlPorts, PortDut, PortLockStep, VerilatedPorts, field};
 use rnic_hw::requester::Requester;
 use rnic_hw::transport_header::th_offset_of;
 
-use crate::host_memory::{HostMemory, ReadBeat};
+use crate::bench_ports::BenchPorts;
+use crate::host_memory::{HostMemory, ReadBeat, SendRing};
 
 /// The `requester` top.
 pub type Top = Requester<6, 10>;
@@ -33,6 +33,74 @@ pub struct Sent {
     pub payload: Vec<u8>,
     /// The cycle its descriptor left.
     pub cycle: u64,
+}
+
+/// Packets as an engine hands them out: send descriptors (with their QP row and clock), the
+/// payloads behind them (one frame per descriptor with a payload), paired into [`Sent`].
+#[derive(Clone, Debug, Default)]
+pub struct PacketSink {
+    descs: VecDeque<(usize, Vec<u64>, u64)>,
+    payloads: VecDeque<Vec<u8>>,
+    frame: Vec<u8>,
+}
+
+impl PacketSink {
+    /// A descriptor taken.
+    pub fn desc(&mut self, qp: usize, words: Vec<u64>, cycle: u64) {
+        self.descs.push_back((qp, words, cycle));
+    }
+
+    /// A payload beat taken; a last beat marked bad is an error.
+    pub fn beat(&mut self, data: u64, keep: u64, last: bool, bad: bool) -> Result<(), String> {
+        for (b, byte) in data.to_le_bytes().iter().enumerate() {
+            if keep >> b & 1 == 1 {
+                self.frame.push(*byte);
+            }
+        }
+        if last {
+            if bad {
+                return Err("a payload marked bad".into());
+            }
+            self.payloads.push_back(std::mem::take(&mut self.frame));
+        }
+        Ok(())
+    }
+
+    /// Every descriptor whose payload is in (or that has none), with it, onto `out`.
+    pub fn pair(&mut self, out: &mut Vec<Sent>) -> Result<(), String> {
+        let at = th_offset_of("payload_len").expect("a field");
+        while let Some((qp, desc, cycle)) = self.descs.front() {
+            let len = field(desc, at) as usize;
+            let payload = if len == 0 {
+                Vec::new()
+            } else if let Some(p) = self.payloads.pop_front() {
+                if p.len() != len {
+                    return Err(format!("a payload of {} bytes for {len}", p.len()));
+                }
+                p
+            } else {
+                break;
+            };
+            out.push(Sent {
+                qp: *qp,
+                desc: desc.clone(),
+                payload,
+                cycle: *cycle,
+            });
+            self.descs.pop_front();
+        }
+        Ok(())
+    }
+
+    /// No descriptor waiting for its payload, no payload half in.
+    pub fn quiet(&self) -> bool {
+        self.descs.is_empty() && self.frame.is_empty()
+    }
+
+    /// Payloads no descriptor claimed.
+    pub fn orphans(&self) -> bool {
+        !self.payloads.is_empty()
+    }
 }
 
 /// What the completer tells the requester about a QP.
@@ -63,32 +131,21 @@ pub struct Turns {
     pub cycles: u64,
 }
 
-/// A send ring in host memory.
-#[derive(Clone, Copy, Debug)]
-struct Ring {
-    base: u64,
-    log: u32,
-    prod: u16,
-}
-
 pub struct RequesterSim<D: PortDut> {
-    pub dut: D,
-    rng: Rng,
-    stall: f64,
+    pub ports: BenchPorts<D>,
     qp_rows: Vec<Vec<u64>>,
     mr_rows: Vec<Vec<u64>>,
-    rings: Vec<Option<Ring>>,
+    rings: Vec<Option<SendRing>>,
     views: Vec<View>,
     /// Host memory behind the DMA port.
     memory: HostMemory,
-    pub cycle: u64,
 }
 
 impl RequesterSim<PortLockStep<Top>> {
     /// The `requester` top, rust-hdl and Verilator in lock-step.
     pub fn lockstep(seed: u64, stall: f64) -> Result<Self, String> {
         let d = PortLockStep::new(Top::default(), "requester", seed)?;
-        Ok(Self::new(d, seed, stall))
+        Self::new(d, seed, stall)
     }
 }
 
@@ -99,30 +156,20 @@ impl RequesterSim<VerilatedPorts> {
         Top: HdlPorts,
     {
         let d = VerilatedPorts::of::<Top>("requester")?;
-        Ok(Self::new(d, seed, stall))
+        Self::new(d, seed, stall)
     }
 }
 
 impl<D: PortDut> RequesterSim<D> {
-    fn new(mut dut: D, seed: u64, stall: f64) -> Self {
-        let r = dut.input("reset");
-        dut.set(r, 1);
-        for _ in 0..4 {
-            dut.settle().expect("reset settles");
-            dut.tick();
-        }
-        dut.set(r, 0);
-        RequesterSim {
-            dut,
-            rng: Rng::new(seed ^ 0x5EED),
-            stall,
+    fn new(dut: D, seed: u64, stall: f64) -> Result<Self, String> {
+        Ok(RequesterSim {
+            ports: BenchPorts::new(dut, seed ^ 0x5EED, stall)?,
             qp_rows: vec![vec![0; 4]; ROWS],
             mr_rows: vec![vec![0; 4]; ROWS],
             rings: vec![None; ROWS],
             views: vec![View::default(); ROWS],
             memory: HostMemory::default(),
-            cycle: 0,
-        }
+        })
     }
 
     /// QP attribute row `row` (the words of its port).
@@ -143,22 +190,15 @@ impl<D: PortDut> RequesterSim<D> {
 
     /// QP `row`'s send ring: `2^log` requests of 128 bytes at `base` (mapped here), empty.
     pub fn set_ring(&mut self, row: usize, base: u64, log: u32) {
-        self.memory.map(base, 128 << log);
-        self.rings[row] = Some(Ring { base, log, prod: 0 });
+        self.rings[row] = Some(self.memory.send_ring(base, log));
     }
 
     /// Writes a `send_wqe` at the producer of QP `row`'s ring and moves the producer on.
     pub fn post(&mut self, row: usize, entry: &[u8]) -> Result<(), String> {
-        let r = self.rings[row].ok_or(format!("QP row {row} has no send ring"))?;
-        let at = r.base + 128 * u64::from(r.prod & ((1 << r.log) - 1) as u16);
-        if !self.memory.fill(at, entry) {
-            return Err(format!("the ring slot at {at:#x} is not mapped"));
-        }
-        self.rings[row] = Some(Ring {
-            prod: r.prod.wrapping_add(1),
-            ..r
-        });
-        Ok(())
+        let r = self.rings[row]
+            .as_mut()
+            .ok_or(format!("QP row {row} has no send ring"))?;
+        self.memory.post_send(r, entry)
     }
 
     /// The producer of QP `row`'s send ring.
@@ -169,33 +209,6 @@ impl<D: PortDut> RequesterSim<D> {
     /// What the completer tells the engine about QP `row` from now on.
     pub fn set_view(&mut self, row: usize, v: View) {
         self.views[row] = v;
-    }
-
-    fn set(&mut self, name: &str, v: u64) {
-        let i = self.dut.input(name);
-        self.dut.set(i, v);
-    }
-
-    fn set_words(&mut self, name: &str, w: &[u64]) {
-        let i = self.dut.input(name);
-        self.dut.set_words(i, w);
-    }
-
-    pub fn get(&self, name: &str) -> u64 {
-        self.dut.get(self.dut.output(name))
-    }
-
-    fn settle(&mut self) -> Result<(), String> {
-        self.dut.settle().map_err(|e| e.to_string())
-    }
-
-    fn tick(&mut self) {
-        self.dut.tick();
-        self.cycle += 1;
-    }
-
-    fn go(&mut self) -> bool {
-        self.stall == 0.0 || !self.rng.chance(self.stall)
     }
 
     /// Sets the AckReq interval and the window, and starts QP `row`'s state row at PSN `psn`
@@ -210,18 +223,18 @@ impl<D: PortDut> RequesterSim<D> {
         let index = self
             .producer(row)
             .ok_or(format!("QP row {row} has no send ring"))?;
-        self.set("ack_every", ack_every.into());
-        self.set("max_unacked", window.into());
-        self.set("s_init_valid", 1);
-        self.set("s_init_qp", row as u64);
-        self.set("s_init_psn", psn.into());
-        self.set("s_init_index", index.into());
+        self.ports.set("ack_every", ack_every.into());
+        self.ports.set("max_unacked", window.into());
+        self.ports.set("s_init_valid", 1);
+        self.ports.set("s_init_qp", row as u64);
+        self.ports.set("s_init_psn", psn.into());
+        self.ports.set("s_init_index", index.into());
         for _ in 0..10 {
-            self.settle()?;
-            let took = self.get("s_init_ready") == 1;
-            self.tick();
+            self.ports.settle()?;
+            let took = self.ports.get("s_init_ready") == 1;
+            self.ports.tick();
             if took {
-                self.set("s_init_valid", 0);
+                self.ports.set("s_init_valid", 0);
                 return Ok(());
             }
         }
@@ -231,13 +244,13 @@ impl<D: PortDut> RequesterSim<D> {
     /// QP `row`'s send point, as the completer reads it: one past the highest PSN sent, and
     /// the ring index of the next request to start.
     pub fn send_point(&mut self, row: usize) -> Result<(u32, u16), String> {
-        self.set("sp_look_qp", row as u64);
-        self.settle()?;
-        self.tick();
-        self.settle()?;
+        self.ports.set("sp_look_qp", row as u64);
+        self.ports.settle()?;
+        self.ports.tick();
+        self.ports.settle()?;
         Ok((
-            self.get("sp_got_sent") as u32,
-            self.get("sp_got_nstart") as u16,
+            self.ports.get("sp_got_sent") as u32,
+            self.ports.get("sp_got_nstart") as u16,
         ))
     }
 
@@ -245,10 +258,8 @@ impl<D: PortDut> RequesterSim<D> {
     /// `more`, until the last payload has left.
     pub fn turns(&mut self, rows: &[usize]) -> Result<Turns, String> {
         let mut out = Turns::default();
-        let start = self.cycle;
-        let mut descs: VecDeque<(usize, Vec<u64>, u64)> = VecDeque::new();
-        let mut payloads: VecDeque<Vec<u8>> = VecDeque::new();
-        let mut frame = Vec::new();
+        let start = self.ports.cycle;
+        let mut packets = PacketSink::default();
         let mut beats: VecDeque<ReadBeat> = VecDeque::new();
         let (mut beat_shown, mut qp_got, mut cv_got, mut sq_got) = (false, false, false, false);
         let mut mr_got = 0usize;
@@ -262,78 +273,83 @@ impl<D: PortDut> RequesterSim<D> {
             }
         }
         for _ in 0..50_000_000u64 {
-            let c = self.cycle;
-            let offer = !offered && !waiting.is_empty() && self.go();
+            let c = self.ports.cycle;
+            let offer = !offered && !waiting.is_empty() && self.ports.go();
             if offer {
                 row = waiting[0];
             }
             let ring = self.rings[row].expect("checked");
-            self.set("s_turn_valid", u64::from(offer));
-            self.set("s_turn_qp", row as u64);
-            let done_ready = self.go();
-            self.set("m_done_ready", u64::from(done_ready));
-            let (qr, cr, sr, mr) = (self.go(), self.go(), self.go(), self.go());
-            self.set("qp_look_ready", u64::from(qr));
-            self.set("cv_look_ready", u64::from(cr));
-            self.set("sq_look_ready", u64::from(sr));
-            self.set("mr_look_ready", u64::from(mr));
+            self.ports.set("s_turn_valid", u64::from(offer));
+            self.ports.set("s_turn_qp", row as u64);
+            let done_ready = self.ports.go();
+            self.ports.set("m_done_ready", u64::from(done_ready));
+            let (qr, cr, sr, mr) = (
+                self.ports.go(),
+                self.ports.go(),
+                self.ports.go(),
+                self.ports.go(),
+            );
+            self.ports.set("qp_look_ready", u64::from(qr));
+            self.ports.set("cv_look_ready", u64::from(cr));
+            self.ports.set("sq_look_ready", u64::from(sr));
+            self.ports.set("mr_look_ready", u64::from(mr));
             let qp = if qp_got {
                 self.qp_rows[row].clone()
             } else {
                 vec![0; 4]
             };
-            self.set_words("qp_got_data", &qp);
+            self.ports.set_words("qp_got_data", &qp);
             let v = if cv_got {
                 self.views[row]
             } else {
                 View::default()
             };
-            self.set("cv_got_oldest", v.oldest.into());
-            self.set("cv_got_cons", v.cons.into());
-            self.set("cv_got_front", v.front.into());
-            self.set("cv_got_rd_done", (v.rd_done & 15).into());
-            self.set("cv_got_rewinds", (v.rewinds & 15).into());
-            self.set("cv_got_rnr", u64::from(v.rnr));
-            self.set("cv_got_err", u64::from(v.err));
-            self.set("sq_got_valid", u64::from(sq_got));
-            self.set("sq_got_base", ring.base);
-            self.set("sq_got_size", u64::from(ring.log) | 1 << 8);
-            self.set("sq_got_prod", ring.prod.into());
+            self.ports.set("cv_got_oldest", v.oldest.into());
+            self.ports.set("cv_got_cons", v.cons.into());
+            self.ports.set("cv_got_front", v.front.into());
+            self.ports.set("cv_got_rd_done", (v.rd_done & 15).into());
+            self.ports.set("cv_got_rewinds", (v.rewinds & 15).into());
+            self.ports.set("cv_got_rnr", u64::from(v.rnr));
+            self.ports.set("cv_got_err", u64::from(v.err));
+            self.ports.set("sq_got_valid", u64::from(sq_got));
+            self.ports.set("sq_got_base", ring.base);
+            self.ports.set("sq_got_size", ring.size_word());
+            self.ports.set("sq_got_prod", ring.prod.into());
             let mrow = self.mr_rows[mr_got].clone();
-            self.set_words("mr_got_data", &mrow);
-            let rq = self.go();
-            self.set("m_dma_rd_req_ready", u64::from(rq));
-            beat_shown = !beats.is_empty() && (beat_shown || self.go());
+            self.ports.set_words("mr_got_data", &mrow);
+            let rq = self.ports.go();
+            self.ports.set("m_dma_rd_req_ready", u64::from(rq));
+            beat_shown = !beats.is_empty() && (beat_shown || self.ports.go());
             let (bd, bl, be) = beats.front().copied().unwrap_or((0, false, false));
-            self.set("m_dma_rd_data_valid", u64::from(beat_shown));
-            self.set("m_dma_rd_data", bd);
-            self.set("m_dma_rd_data_last", u64::from(bl));
-            self.set("m_dma_rd_data_err", u64::from(be));
-            let (dr, ar, fr) = (self.go(), self.go(), self.go());
-            self.set("m_desc_ready", u64::from(dr));
-            self.set("m_axis_tready", u64::from(ar));
-            self.set("m_fail_ready", u64::from(fr));
-            self.settle()?;
+            self.ports.set("m_dma_rd_data_valid", u64::from(beat_shown));
+            self.ports.set("m_dma_rd_data", bd);
+            self.ports.set("m_dma_rd_data_last", u64::from(bl));
+            self.ports.set("m_dma_rd_data_err", u64::from(be));
+            let (dr, ar, fr) = (self.ports.go(), self.ports.go(), self.ports.go());
+            self.ports.set("m_desc_ready", u64::from(dr));
+            self.ports.set("m_axis_tready", u64::from(ar));
+            self.ports.set("m_fail_ready", u64::from(fr));
+            self.ports.settle()?;
 
-            if offer && self.get("s_turn_ready") == 1 {
+            if offer && self.ports.get("s_turn_ready") == 1 {
                 offered = true;
                 waiting.pop_front();
                 out.turns += 1;
             }
-            if done_ready && self.get("m_done_valid") == 1 {
+            if done_ready && self.ports.get("m_done_valid") == 1 {
                 if !offered {
                     return Err(format!("cycle {c}: a turn ended that was never given"));
                 }
                 offered = false;
-                if self.get("m_done_more") == 1 {
+                if self.ports.get("m_done_more") == 1 {
                     waiting.push_back(row);
                 }
             }
             let ask = |s: &Self, valid: &str, at: &str| -> Result<bool, String> {
-                if s.get(valid) == 0 {
+                if s.ports.get(valid) == 0 {
                     return Ok(false);
                 }
-                match s.get(at) as usize {
+                match s.ports.get(at) as usize {
                     r if r == row => Ok(true),
                     r => Err(format!("cycle {c}: {at} {r}, the turn is row {row}'s")),
                 }
@@ -341,78 +357,53 @@ impl<D: PortDut> RequesterSim<D> {
             qp_got = qr && ask(self, "qp_look_valid", "qp_look_row")?;
             cv_got = cr && ask(self, "cv_look_valid", "cv_look_qp")?;
             sq_got = sr && ask(self, "sq_look_valid", "sq_look_queue")?;
-            if mr && self.get("mr_look_valid") == 1 {
-                mr_got = self.get("mr_look_row") as usize;
+            if mr && self.ports.get("mr_look_valid") == 1 {
+                mr_got = self.ports.get("mr_look_row") as usize;
             }
-            if rq && self.get("m_dma_rd_req_valid") == 1 {
-                let addr = self.get("m_dma_rd_req_addr");
-                let len = self.get("m_dma_rd_req_len") as usize;
+            if rq && self.ports.get("m_dma_rd_req_valid") == 1 {
+                let addr = self.ports.get("m_dma_rd_req_addr");
+                let len = self.ports.get("m_dma_rd_req_len") as usize;
                 let read = self.memory.read_beats(addr, len);
                 beats.extend(read.map_err(|e| format!("cycle {c}: {e}"))?);
             }
-            if beat_shown && self.get("m_dma_rd_data_ready") == 1 {
+            if beat_shown && self.ports.get("m_dma_rd_data_ready") == 1 {
                 beats.pop_front();
                 beat_shown = false;
             }
-            if dr && self.get("m_desc_valid") == 1 {
-                if self.get("m_desc_qp") as usize != row {
+            if dr && self.ports.get("m_desc_valid") == 1 {
+                if self.ports.get("m_desc_qp") as usize != row {
                     return Err(format!("cycle {c}: a descriptor for another row"));
                 }
-                let o = self.dut.output("m_desc_data");
-                descs.push_back((row, self.dut.get_words(o), c));
+                packets.desc(row, self.ports.get_words("m_desc_data"), c);
             }
-            if ar && self.get("m_axis_tvalid") == 1 {
-                let keep = self.get("m_axis_tkeep");
-                for (b, byte) in self.get("m_axis_tdata").to_le_bytes().iter().enumerate() {
-                    if keep >> b & 1 == 1 {
-                        frame.push(*byte);
-                    }
-                }
-                if self.get("m_axis_tlast") == 1 {
-                    if self.get("m_axis_tuser") != 0 {
-                        return Err(format!("cycle {c}: a payload marked bad"));
-                    }
-                    payloads.push_back(std::mem::take(&mut frame));
-                }
+            if ar && self.ports.get("m_axis_tvalid") == 1 {
+                let p = &self.ports;
+                packets
+                    .beat(
+                        p.get("m_axis_tdata"),
+                        p.get("m_axis_tkeep"),
+                        p.get("m_axis_tlast") == 1,
+                        p.get("m_axis_tuser") != 0,
+                    )
+                    .map_err(|e| format!("cycle {c}: {e}"))?;
             }
-            if fr && self.get("m_fail_valid") == 1 {
-                if self.get("m_fail_qp") as usize != row {
+            if fr && self.ports.get("m_fail_valid") == 1 {
+                if self.ports.get("m_fail_qp") as usize != row {
                     return Err(format!("cycle {c}: a failed request of another row"));
                 }
                 out.fails.push((
                     row,
-                    self.get("m_fail_index") as u16,
-                    self.get("m_fail_status") as u8,
+                    self.ports.get("m_fail_index") as u16,
+                    self.ports.get("m_fail_status") as u8,
                 ));
             }
-            self.tick();
-            // Descriptors with their payloads.
-            while let Some((qp, desc, at)) = descs.front() {
-                let (off, width) = th_offset_of("payload_len").expect("a field");
-                let len = field(desc, (off, width)) as usize;
-                let payload = if len == 0 {
-                    Vec::new()
-                } else if let Some(p) = payloads.pop_front() {
-                    if p.len() != len {
-                        return Err(format!("a payload of {} bytes for {len}", p.len()));
-                    }
-                    p
-                } else {
-                    break;
-                };
-                out.sent.push(Sent {
-                    qp: *qp,
-                    desc: desc.clone(),
-                    payload,
-                    cycle: *at,
-                });
-                descs.pop_front();
-            }
-            if !offered && waiting.is_empty() && descs.is_empty() && frame.is_empty() {
-                if !payloads.is_empty() || !beats.is_empty() {
+            self.ports.tick();
+            packets.pair(&mut out.sent)?;
+            if !offered && waiting.is_empty() && packets.quiet() {
+                if packets.orphans() || !beats.is_empty() {
                     return Err("a payload without a packet, or a read never taken".into());
                 }
-                out.cycles = self.cycle - start;
+                out.cycles = self.ports.cycle - start;
                 return Ok(out);
             }
         }

@@ -372,9 +372,9 @@ fn scenario(seed: u64, mtu: Mtu, ack_every: u32, drop: f64, n: usize, twist: Twi
             hw_mem[k], model_mem[k]
         );
     }
-    assert_eq!(hw.get("cnt_responses"), cov.responses);
-    assert_eq!(hw.get("cnt_dropped"), cov.dropped);
-    assert_eq!(hw.get("cnt_dma_err"), 0);
+    assert_eq!(hw.ports.get("cnt_responses"), cov.responses);
+    assert_eq!(hw.ports.get("cnt_dropped"), cov.dropped);
+    assert_eq!(hw.ports.get("cnt_dma_err"), 0);
     cov
 }
 

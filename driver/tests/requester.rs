@@ -359,14 +359,14 @@ fn scenario(seed: u64, mtus: &[Mtu], ack_every: u32, drop: f64, n: usize, long: 
         "seed {seed}: the request after the error was cleared"
     );
     let extra = t.sent.len() as u64;
-    cov.retransmitted = hw.get("cnt_retransmitted");
+    cov.retransmitted = hw.ports.get("cnt_retransmitted");
     assert_eq!(
-        hw.get("cnt_packets") + cov.retransmitted,
+        hw.ports.get("cnt_packets") + cov.retransmitted,
         cov.packets as u64 + extra,
         "seed {seed}: the engine's packet counts"
     );
-    assert_eq!(hw.get("cnt_dma_err"), 0);
-    cov.cycles = hw.cycle;
+    assert_eq!(hw.ports.get("cnt_dma_err"), 0);
+    cov.cycles = hw.ports.cycle;
     cov
 }
 

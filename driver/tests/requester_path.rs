@@ -179,13 +179,13 @@ fn scenario<D: PortDut>(
     let limit = 3_000_000u64;
     loop {
         assert!(
-            hw.cycle < limit,
+            hw.ports.cycle < limit,
             "seed {seed}: not done after {limit} clocks ({} of {want_total} completions, {run:?}, {:?})",
             hw.cqes.len(),
             hw.counters()
         );
         hw.step().unwrap_or_else(|e| panic!("seed {seed}: {e}"));
-        let now = hw.cycle;
+        let now = hw.ports.cycle;
         let mut out: Vec<(usize, bool, Vec<u8>)> = Vec::new();
         for s in hw.sent.drain(..) {
             let k = sides
@@ -205,14 +205,10 @@ fn scenario<D: PortDut>(
             }
         }
         for (k, to_b, bytes) in out {
-            if link.chance(f.drop) {
-                run.lost += 1;
-                continue;
-            }
-            let copies = if link.chance(f.dup) { 2 } else { 1 };
-            for _ in 0..copies {
-                let extra = if link.chance(f.delay) { 3 * LAT } else { 0 };
-                flight.push((now + LAT + extra, seq, k, to_b, bytes.clone()));
+            let at = f.arrivals(&mut link, now, LAT);
+            run.lost += u64::from(at.is_empty());
+            for t in at {
+                flight.push((t, seq, k, to_b, bytes.clone()));
                 seq += 1;
             }
         }
@@ -244,7 +240,7 @@ fn scenario<D: PortDut>(
         hw.step().unwrap();
     }
     assert!(hw.sent.is_empty(), "seed {seed}: packets after the end");
-    run.cycles = hw.cycle;
+    run.cycles = hw.ports.cycle;
     let mut got: Vec<Vec<(WorkCompletion, u16)>> = vec![Vec::new(); qps];
     for (cq, e) in &hw.cqes {
         let c = Completion::decode(e).unwrap_or_else(|f| panic!("seed {seed}: {f:?}"));

@@ -195,6 +195,23 @@ pub struct Faults {
     pub delay: f64,
 }
 
+impl Faults {
+    /// When a frame sent at `now` over a link of latency `lat` arrives: never (dropped), once,
+    /// or twice (duplicated), each copy perhaps held back three latencies more.
+    pub fn arrivals(&self, rng: &mut Rng, now: u64, lat: u64) -> Vec<u64> {
+        if rng.chance(self.drop) {
+            return Vec::new();
+        }
+        let copies = if rng.chance(self.dup) { 2 } else { 1 };
+        (0..copies)
+            .map(|_| {
+                let extra = if rng.chance(self.delay) { 3 * lat } else { 0 };
+                now + lat + extra
+            })
+            .collect()
+    }
+}
+
 /// A clean link.
 pub const NO_FAULTS: Faults = Faults {
     drop: 0.0,
@@ -229,14 +246,8 @@ pub fn run_model(
                 } else if let Some(mangle) = m.mangle {
                     mangle(&mut bytes);
                 }
-                if rng.chance(f.drop) {
-                    continue;
-                }
-                let copies = if rng.chance(f.dup) { 2 } else { 1 };
-                for _ in 0..copies {
-                    let extra = if rng.chance(f.delay) { 3 * LAT } else { 0 };
-                    m.flight
-                        .push((now + LAT + extra, m.seq, to_b_dir, bytes.clone()));
+                for at in f.arrivals(rng, now, LAT) {
+                    m.flight.push((at, m.seq, to_b_dir, bytes.clone()));
                     m.seq += 1;
                 }
             }
