@@ -325,9 +325,15 @@ mod tests {
 
     #[test]
     fn free_ports_are_nonzero_and_bindable() {
-        let p = free_port().unwrap();
-        assert_ne!(p, 0);
-        TcpListener::bind(("127.0.0.1", p)).unwrap();
+        // A port found free can be taken by anyone before it is bound again (tests run in
+        // parallel, the kernel hands ephemeral ports out again): one of three must bind.
+        let mut bound = 0;
+        for _ in 0..3 {
+            let p = free_port().unwrap();
+            assert_ne!(p, 0);
+            bound += usize::from(TcpListener::bind(("127.0.0.1", p)).is_ok());
+        }
+        assert!(bound > 0, "no port free_port found could be bound");
     }
 
     #[test]
