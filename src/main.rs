@@ -59,6 +59,10 @@ enum SimCmd {
     /// write what the driver received. Last line `frames=N sent=N received=N identical=N`;
     /// exit 0 when every frame came back identical (one under 60 bytes zero-padded to 60).
     Raw(rnic::raw_cli::SimRawArgs),
+    /// Two hardware NICs under Verilator running RDMA WRITE, READ and SEND to each other
+    /// through a lossy cable: goodput, latency, retransmissions, a pcap and a plot. Last line
+    /// `messages=N delivered=N intact=N goodput_bpc=X`; exit 0 when all were delivered intact.
+    Rdma(rnic::rdma_cli::SimRdmaArgs),
     /// Packet-level network scenario with DCQCN senders, an ECN-marking switch and CNPs.
     Net(rnic_netsim::cli::NetArgs),
     /// Apply a timed list of events to one DCQCN reaction point; print its state as CSV.
@@ -112,6 +116,7 @@ fn main() -> ExitCode {
         Cmd::Sim(SimCmd::Rx(args)) => rnic::packet_cli::run_sim_rx(&args),
         Cmd::Sim(SimCmd::Loopback(args)) => rnic::packet_cli::run_sim_loopback(&args),
         Cmd::Sim(SimCmd::Raw(args)) => rnic::raw_cli::run_sim_raw(&args),
+        Cmd::Sim(SimCmd::Rdma(args)) => rnic::rdma_cli::run(&args),
         Cmd::Gen(args) => rnic::packet_cli::run_gen(&args),
         Cmd::Build(args) => rnic::fpga::run_build(&args),
         Cmd::Flash(args) => rnic::fpga::run_flash(&args),

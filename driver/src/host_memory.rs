@@ -98,6 +98,50 @@ impl HostMemory {
     }
 }
 
+/// A receive ring in host memory: its base device address, log2 of its entries (`recv_wqe`s
+/// of 64 bytes), producer and consumer.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct RecvRing {
+    pub base: u64,
+    pub log: u32,
+    pub prod: u16,
+    pub cons: u16,
+}
+
+impl RecvRing {
+    /// The ring's size word as the queue manager answers a look (log2 of the slots, and the
+    /// slot size 2^6 in bits 8 up, as the receive path reads it).
+    pub fn size_word(&self) -> u64 {
+        u64::from(self.log) | 1 << 8
+    }
+}
+
+impl HostMemory {
+    /// An empty receive ring of `2^log` slots at `base`, mapped here.
+    pub fn recv_ring(&mut self, base: u64, log: u32) -> RecvRing {
+        self.map(base, (rnic_regmap::desc::RECV_WQE.size as usize) << log);
+        RecvRing {
+            base,
+            log,
+            ..Default::default()
+        }
+    }
+
+    /// Writes a `recv_wqe` at `ring`'s producer and moves the producer on; refuses a full ring.
+    pub fn post_recv(&mut self, ring: &mut RecvRing, entry: &[u8]) -> Result<(), String> {
+        if ring.prod.wrapping_sub(ring.cons) >= 1 << ring.log {
+            return Err("the receive ring is full".into());
+        }
+        let size = u64::from(rnic_regmap::desc::RECV_WQE.size);
+        let at = ring.base + size * u64::from(ring.prod & ((1 << ring.log) - 1) as u16);
+        if !self.fill(at, entry) {
+            return Err(format!("the ring slot at {at:#x} is not mapped"));
+        }
+        ring.prod = ring.prod.wrapping_add(1);
+        Ok(())
+    }
+}
+
 /// The host side of the DMA port's writes: one request at a time with its beats, the bytes
 /// written into host memory at the last beat, its done (with the request's tag) presented
 /// some clocks later.

@@ -35,6 +35,8 @@ pub mod host_memory;
 pub mod model;
 pub mod queues;
 pub mod raw;
+pub mod rc_nic_sim;
+pub mod rc_pair;
 pub mod rawsock;
 pub mod registers;
 pub mod replay_hw;

@@ -27,7 +27,7 @@ use rnic_hw::responder_path::ResponderPath;
 use rnic_hw::transport_header::TransportHeader;
 use rnic_wire::RocePacket;
 
-use crate::host_memory::HostMemory;
+use crate::host_memory::{HostMemory, RecvRing};
 use crate::tables::Row;
 
 /// Rows of each table of the `responder` top (`Responder<6, 10, 10>`: sixteen READ/atomic
@@ -77,15 +77,6 @@ enum Front {
     Engine,
     /// The responder path: frames in and out, tables written through their windows.
     Path,
-}
-
-/// A receive ring: its base device address, log2 of its entries, producer and consumer.
-#[derive(Clone, Copy, Debug, Default)]
-struct RecvRing {
-    base: u64,
-    log: u32,
-    prod: u16,
-    cons: u16,
 }
 
 /// A receive request to post into QP row `row`'s ring before request `before` of a run (the

@@ -27,6 +27,7 @@ use rust_hdl::prelude::*;
 
 use crate::address_vector::AV_BITS;
 use crate::axis_register::AxisRegister;
+use crate::desc_mux::DescMux;
 use crate::responder::Responder;
 use crate::row_table::{MR_BITS, QP_BITS, RowTable};
 use crate::transport_header::TH_BITS;
@@ -93,6 +94,29 @@ pub struct ResponderPath<const A: usize, const R: usize, const F: usize> {
     pub s_init_ready: Signal<Out, Bit>,
     pub s_init_qp: Signal<In, Bits<A>>,
     pub s_init_psn: Signal<In, Bits<24>>,
+    /// The sending side's packets: send descriptors (with the QP's row) and their payloads,
+    /// sent between the responder's (see [`crate::desc_mux`]). Idle in the `responder_path`
+    /// top; `rc_nic` connects its requester here.
+    pub s_req_desc_valid: Signal<In, Bit>,
+    pub s_req_desc_ready: Signal<Out, Bit>,
+    pub s_req_desc_data: Signal<In, Bits<TH_BITS>>,
+    pub s_req_desc_qp: Signal<In, Bits<A>>,
+    pub s_req_axis_tdata: Signal<In, Bits<64>>,
+    pub s_req_axis_tkeep: Signal<In, Bits<8>>,
+    pub s_req_axis_tlast: Signal<In, Bit>,
+    pub s_req_axis_tvalid: Signal<In, Bit>,
+    pub s_req_axis_tuser: Signal<In, Bit>,
+    pub s_req_axis_tready: Signal<Out, Bit>,
+    /// The sending side's lookups of the QP attribute and memory region tables, served when
+    /// the responder does not look in the same clock (answered the clock after, as its own).
+    pub req_qp_look_valid: Signal<In, Bit>,
+    pub req_qp_look_ready: Signal<Out, Bit>,
+    pub req_qp_look_row: Signal<In, Bits<A>>,
+    pub req_qp_got_data: Signal<Out, Bits<QP_BITS>>,
+    pub req_mr_look_valid: Signal<In, Bit>,
+    pub req_mr_look_ready: Signal<Out, Bit>,
+    pub req_mr_look_row: Signal<In, Bits<A>>,
+    pub req_mr_got_data: Signal<Out, Bits<MR_BITS>>,
     /// The DMA port.
     pub m_dma_rd_req_valid: Signal<Out, Bit>,
     pub m_dma_rd_req_ready: Signal<In, Bit>,
@@ -164,7 +188,9 @@ pub struct ResponderPath<const A: usize, const R: usize, const F: usize> {
     rx: TransportRx,
     req_slice: AxisRegister,
     rsp_slice: AxisRegister,
+    sq_slice: AxisRegister,
     wr_slice: AxisRegister,
+    mux: DescMux<A>,
     resp: Responder<A, R, F>,
     tx: TransportTx,
     qp: RowTable<QP_BITS, A>,
@@ -184,6 +210,10 @@ impl<const A: usize, const R: usize, const F: usize> Logic for ResponderPath<A, 
         self.req_slice.reset.next = self.reset.val();
         self.rsp_slice.clock.next = self.clock.val();
         self.rsp_slice.reset.next = self.reset.val();
+        self.sq_slice.clock.next = self.clock.val();
+        self.sq_slice.reset.next = self.reset.val();
+        self.mux.clock.next = self.clock.val();
+        self.mux.reset.next = self.reset.val();
         self.wr_slice.clock.next = self.clock.val();
         self.wr_slice.reset.next = self.reset.val();
         self.resp.clock.next = self.clock.val();
@@ -251,10 +281,15 @@ impl<const A: usize, const R: usize, const F: usize> Logic for ResponderPath<A, 
         self.qp.rd_start.next = false;
         self.qp.rd_row.next = 0.into();
         self.qp.rd_word.next = 0.into();
-        self.qp.look_valid.next = self.resp.qp_look_valid.val();
-        self.qp.look_row.next = self.resp.qp_look_row.val();
+        self.qp.look_valid.next = self.resp.qp_look_valid.val() | self.req_qp_look_valid.val();
+        self.qp.look_row.next = self.req_qp_look_row.val();
+        if self.resp.qp_look_valid.val() {
+            self.qp.look_row.next = self.resp.qp_look_row.val();
+        }
         self.resp.qp_look_ready.next = self.qp.look_ready.val();
+        self.req_qp_look_ready.next = self.qp.look_ready.val() & !self.resp.qp_look_valid.val();
         self.resp.qp_got_data.next = self.qp.got_data.val();
+        self.req_qp_got_data.next = self.qp.got_data.val();
         self.mr.wr_en.next = self.mr_wr_en.val();
         self.mr.wr_row.next = self.mr_wr_row.val();
         self.mr.wr_word.next = self.mr_wr_word.val();
@@ -262,10 +297,15 @@ impl<const A: usize, const R: usize, const F: usize> Logic for ResponderPath<A, 
         self.mr.rd_start.next = false;
         self.mr.rd_row.next = 0.into();
         self.mr.rd_word.next = 0.into();
-        self.mr.look_valid.next = self.resp.mr_look_valid.val();
-        self.mr.look_row.next = self.resp.mr_look_row.val();
+        self.mr.look_valid.next = self.resp.mr_look_valid.val() | self.req_mr_look_valid.val();
+        self.mr.look_row.next = self.req_mr_look_row.val();
+        if self.resp.mr_look_valid.val() {
+            self.mr.look_row.next = self.resp.mr_look_row.val();
+        }
         self.resp.mr_look_ready.next = self.mr.look_ready.val();
+        self.req_mr_look_ready.next = self.mr.look_ready.val() & !self.resp.mr_look_valid.val();
         self.resp.mr_got_data.next = self.mr.got_data.val();
+        self.req_mr_got_data.next = self.mr.got_data.val();
         self.av.wr_en.next = self.av_wr_en.val();
         self.av.wr_row.next = self.av_wr_row.val();
         self.av.wr_word.next = self.av_wr_word.val();
@@ -274,20 +314,29 @@ impl<const A: usize, const R: usize, const F: usize> Logic for ResponderPath<A, 
         self.av.rd_row.next = 0.into();
         self.av.rd_word.next = 0.into();
 
-        // ---- Descriptors out, each with its QP's address vector: looked up while the
-        // responder holds the descriptor, registered, then offered to the transmit path.
+        // ---- Descriptors out, the responder's and the sending side's one packet at a time,
+        // each with its QP's address vector: looked up while the mux holds the descriptor,
+        // registered, then offered to the transmit path.
+        self.mux.s0_desc_valid.next = self.resp.m_desc_valid.val();
+        self.resp.m_desc_ready.next = self.mux.s0_desc_ready.val();
+        self.mux.s0_desc_data.next = self.resp.m_desc_data.val();
+        self.mux.s0_desc_qp.next = self.resp.m_desc_qp.val();
+        self.mux.s1_desc_valid.next = self.s_req_desc_valid.val();
+        self.s_req_desc_ready.next = self.mux.s1_desc_ready.val();
+        self.mux.s1_desc_data.next = self.s_req_desc_data.val();
+        self.mux.s1_desc_qp.next = self.s_req_desc_qp.val();
         self.av.look_valid.next = false;
-        self.av.look_row.next = self.resp.m_desc_qp.val();
-        self.resp.m_desc_ready.next = false;
+        self.av.look_row.next = self.mux.m_desc_qp.val();
+        self.mux.m_desc_ready.next = false;
         self.tx.s_desc_valid.next = false;
-        self.tx.s_desc_data.next = self.resp.m_desc_data.val();
+        self.tx.s_desc_data.next = self.mux.m_desc_data.val();
         self.tx.s_desc_av.next = self.aj_av.q.val();
         self.tx.s_desc_sgid.next = self.sgid.val();
         self.tx.src_mac.next = self.src_mac.val();
         self.tx.ttl.next = self.ttl.val();
         if self.aj_st.q.val() == 0 {
-            self.av.look_valid.next = self.resp.m_desc_valid.val();
-            if self.resp.m_desc_valid.val() & self.av.look_ready.val() {
+            self.av.look_valid.next = self.mux.m_desc_valid.val();
+            if self.mux.m_desc_valid.val() & self.av.look_ready.val() {
                 self.aj_st.d.next = 1.into();
             }
         }
@@ -297,7 +346,7 @@ impl<const A: usize, const R: usize, const F: usize> Logic for ResponderPath<A, 
         }
         if self.aj_st.q.val() == 2 {
             self.tx.s_desc_valid.next = true;
-            self.resp.m_desc_ready.next = self.tx.s_desc_ready.val();
+            self.mux.m_desc_ready.next = self.tx.s_desc_ready.val();
             if self.tx.s_desc_ready.val() {
                 self.aj_st.d.next = 0.into();
             }
@@ -314,13 +363,32 @@ impl<const A: usize, const R: usize, const F: usize> Logic for ResponderPath<A, 
         self.rsp_slice.s_axis_tvalid.next = self.resp.m_axis_tvalid.val();
         self.rsp_slice.s_axis_tuser.next = self.resp.m_axis_tuser.val();
         self.resp.m_axis_tready.next = self.rsp_slice.s_axis_tready.val();
-        self.tx.s_axis_tdata.next = self.rsp_slice.m_axis_tdata.val();
-        self.tx.s_axis_tkeep.next = self.rsp_slice.m_axis_tkeep.val();
-        self.tx.s_axis_tlast.next = self.rsp_slice.m_axis_tlast.val();
-        self.tx.s_axis_tvalid.next = self.rsp_slice.m_axis_tvalid.val();
+        self.mux.s0_axis_tdata.next = self.rsp_slice.m_axis_tdata.val();
+        self.mux.s0_axis_tkeep.next = self.rsp_slice.m_axis_tkeep.val();
+        self.mux.s0_axis_tlast.next = self.rsp_slice.m_axis_tlast.val();
+        self.mux.s0_axis_tvalid.next = self.rsp_slice.m_axis_tvalid.val();
+        self.mux.s0_axis_tuser.next = self.rsp_slice.m_axis_tuser.val();
+        self.rsp_slice.m_axis_tready.next = self.mux.s0_axis_tready.val();
+        // The sending side's payloads, through their own slice for the same reason.
+        self.sq_slice.s_axis_tdata.next = self.s_req_axis_tdata.val();
+        self.sq_slice.s_axis_tkeep.next = self.s_req_axis_tkeep.val();
+        self.sq_slice.s_axis_tlast.next = self.s_req_axis_tlast.val();
+        self.sq_slice.s_axis_tvalid.next = self.s_req_axis_tvalid.val();
+        self.sq_slice.s_axis_tuser.next = self.s_req_axis_tuser.val();
+        self.s_req_axis_tready.next = self.sq_slice.s_axis_tready.val();
+        self.mux.s1_axis_tdata.next = self.sq_slice.m_axis_tdata.val();
+        self.mux.s1_axis_tkeep.next = self.sq_slice.m_axis_tkeep.val();
+        self.mux.s1_axis_tlast.next = self.sq_slice.m_axis_tlast.val();
+        self.mux.s1_axis_tvalid.next = self.sq_slice.m_axis_tvalid.val();
+        self.mux.s1_axis_tuser.next = self.sq_slice.m_axis_tuser.val();
+        self.sq_slice.m_axis_tready.next = self.mux.s1_axis_tready.val();
+        self.tx.s_axis_tdata.next = self.mux.m_axis_tdata.val();
+        self.tx.s_axis_tkeep.next = self.mux.m_axis_tkeep.val();
+        self.tx.s_axis_tlast.next = self.mux.m_axis_tlast.val();
+        self.tx.s_axis_tvalid.next = self.mux.m_axis_tvalid.val();
         // A segment whose DMA read failed leaves marked bad, not as good data.
-        self.tx.s_axis_tuser.next = self.rsp_slice.m_axis_tuser.val();
-        self.rsp_slice.m_axis_tready.next = self.tx.s_axis_tready.val();
+        self.tx.s_axis_tuser.next = self.mux.m_axis_tuser.val();
+        self.mux.m_axis_tready.next = self.tx.s_axis_tready.val();
         // Frames out.
         self.m_axis_tdata.next = self.tx.m_axis_tdata.val();
         self.m_axis_tkeep.next = self.tx.m_axis_tkeep.val();

@@ -31,6 +31,12 @@ pub const PNR_TOPS: &[Top] = &[
         name: "responder_path_25f",
         verilog: || verilog_of(crate::responder_path::ResponderPath::<6, 9, 10>::default()),
     },
+    // The RC transport sized for the LFE5UM5G-85F: 1024 QPs, regions and address vectors,
+    // four READ/atomic slots per QP (as `responder_path_1k`).
+    Top {
+        name: "rc_nic_1k",
+        verilog: || verilog_of(crate::rc_nic::RcNic::<10, 12, 11, 10>::default()),
+    },
 ];
 
 /// Every top of the hardware crate.
@@ -236,6 +242,12 @@ pub const TOPS: &[Top] = &[
     Top {
         name: "responder_path_1k",
         verilog: || verilog_of(crate::responder_path::ResponderPath::<10, 12, 11>::default()),
+    },
+    // The RC transport of one NIC: the responder path and the sending side sharing the
+    // packet layer, the tables, the DMA port and the completions; 64 QPs.
+    Top {
+        name: "rc_nic",
+        verilog: || verilog_of(crate::rc_nic::RcNic::<6, 10, 11, 10>::default()),
     },
     // The host interface: CSR port and register file in front of the receive parser.
     Top {
