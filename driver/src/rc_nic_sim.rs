@@ -291,6 +291,36 @@ impl<D: PortDut> RcNicSim<D> {
             && self.cqe.is_empty()
     }
 
+    /// The NIC's offers and readies as last settled, and what waits on this side: for a
+    /// run that does not finish.
+    pub fn waiting(&self) -> String {
+        let names = [
+            "s_axis_tready",
+            "m_axis_tvalid",
+            "m_dma_rd_req_valid",
+            "m_dma_rd_data_ready",
+            "m_dma_wr_req_valid",
+            "m_dma_wr_data_valid",
+            "m_cqe_valid",
+            "sq_look_valid",
+            "rq_look_valid",
+            "rq_commit_valid",
+            "busy",
+        ];
+        let ports: Vec<String> = names
+            .iter()
+            .map(|n| format!("{n}={}", self.ports.get(n)))
+            .collect();
+        format!(
+            "{}; frames to take {}, read beats {}, write in progress {}, counters {:?}",
+            ports.join(" "),
+            self.frames_in.len(),
+            self.beats.len(),
+            !self.writes.idle(),
+            self.counters()
+        )
+    }
+
     /// One clock.
     pub fn step(&mut self) -> Result<(), String> {
         let c = self.ports.cycle;

@@ -442,6 +442,9 @@ pub fn run_pair<D: PortDut>(
                 hosts[1].work.iter().filter(|m| m.completed.is_some()).count(),
                 cfg.messages
             ));
+            for (h, n) in nics.iter().enumerate() {
+                report.errors.push(format!("NIC {h}: {}", n.waiting()));
+            }
             break;
         }
         // Post while under the bound.

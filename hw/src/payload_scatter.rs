@@ -22,8 +22,13 @@
 //! valid bits -> the beat leaving -> the input's handshake -> the valid bits, across the 128
 //! data bits' enables) set Fmax at 113.6 MHz on the 1024-row responder path (seed 1 of
 //! `rnic build --core-only --top responder_path_1k --part LFE5UM5G-85F-8 --freq 125
-//! --seeds 3`). The first piece's request leaves straight from the command (one clock
-//! sooner), and the report straight from the last write's done.
+//! --seeds 3`). The report leaves straight from the last write's done.
+//!
+//! A piece's write is requested only once its bytes are at hand (a beat in the window, or the
+//! payload all in): the DMA port grants a write with its whole burst, and the responder's and
+//! the completer's payloads come down one receive stream in packet order, so a write granted
+//! before its bytes arrived could wait on a payload queued ahead of them, whose own write
+//! waits for the port (both NICs of `rc_nic`'s two-NIC test stopped so).
 
 use rust_hdl::prelude::*;
 
@@ -391,16 +396,10 @@ impl Logic for PayloadScatter {
             self.ptr_nx.next = self.pt.q.val().get_bits::<3>(0);
         }
 
-        // ---- The pieces. A write request leaves from the command itself when the first
-        // piece has bytes, else from REQ.
+        // ---- The pieces: a write request leaves from REQ once the piece's bytes are at hand.
         self.rem_next.next = self.rem.q.val() - bit_cast::<16, 4>(self.take.q.val());
         if self.st.q.val() == 0 {
             self.s_cmd_ready.next = true;
-            self.m_dma_wr_req_valid.next =
-                self.s_cmd_valid.val() & (self.s_cmd_len0.val() != self.k_zero16.val());
-            self.m_dma_wr_req_addr.next = self.s_cmd_addr0.val();
-            self.m_dma_wr_req_len.next = self.s_cmd_len0.val();
-            self.req_len.next = self.s_cmd_len0.val();
             if self.s_cmd_valid.val() {
                 self.a0.d.next = self.s_cmd_addr0.val();
                 self.a1.d.next = self.s_cmd_addr1.val();
@@ -427,7 +426,7 @@ impl Logic for PayloadScatter {
             & (self.l3.q.val() == self.k_zero16.val());
         if self.st.q.val() == 1 {
             if !self.used.q.val() & self.l0_nz.q.val() {
-                self.m_dma_wr_req_valid.next = true;
+                self.m_dma_wr_req_valid.next = self.lo_v.q.val() | self.in_done.q.val();
             } else if self.rest_empty.val() {
                 self.st.d.next = 3.into();
             } else {
