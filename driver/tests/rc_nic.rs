@@ -27,6 +27,16 @@ fn assert_all_intact(r: &PairReport, what: &str) {
 
 #[test]
 fn two_nics_in_lockstep_on_a_clean_cable() {
+    // rust-hdl's simulation of a top this size recurses deeply.
+    std::thread::Builder::new()
+        .stack_size(1 << 30)
+        .spawn(lockstep_run)
+        .unwrap()
+        .join()
+        .unwrap();
+}
+
+fn lockstep_run() {
     let cfg = PairConfig {
         seed: 3,
         messages: 6,
