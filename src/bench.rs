@@ -53,6 +53,9 @@ pub enum What {
     /// The hardware requester under Verilator: payload bytes per cycle of 64 KiB WRITEs at
     /// path MTU 1024 and 4096, cycles per 64-byte SEND and per 64 KiB READ request.
     Requester,
+    /// Two hardware NICs (the whole RC transport) under Verilator: goodput of WRITE, READ and
+    /// SEND at path MTU 1024 and 4096, a small WRITE's latency in clocks, goodput against loss.
+    Rdma,
     /// Simulation speed of the packet layer's tops (ICRC engine, receive parser, transmit
     /// builder, packet loopback): Verilator and rust-hdl cycles per second and their ratio;
     /// the last line is `top=packet_loopback verilator_cps=X rusthdl_cps=Y ratio=Z`.
@@ -83,6 +86,9 @@ pub fn run(args: &BenchArgs) -> Result<ExitCode> {
     }
     if matches!(args.what, What::All | What::Requester) {
         crate::requester_bench::bench_requester()?;
+    }
+    if matches!(args.what, What::All | What::Rdma) {
+        crate::rdma_bench::bench_rdma()?;
     }
     if matches!(args.what, What::All | What::Sim) {
         crate::bench_sim::bench_sim()?;

@@ -9,6 +9,7 @@ pub mod ooc;
 pub mod packet_cli;
 pub mod qemu_cli;
 pub mod raw_cli;
+pub mod rdma_bench;
 pub mod rdma_cli;
 pub mod regs_cli;
 pub mod replay_cli;

@@ -17,21 +17,41 @@ fn main() {
         limit: 300_000,
         ..Default::default()
     };
-    let nics = [RcNicSim::verilated(1, 0.0).unwrap(), RcNicSim::verilated(2, 0.0).unwrap()];
+    let nics = [
+        RcNicSim::verilated(1, 0.0).unwrap(),
+        RcNicSim::verilated(2, 0.0).unwrap(),
+    ];
     let r = run_pair(nics, &cfg, |_| {}).unwrap();
-    println!("cycles {} delivered {} intact {} errors {:?}", r.cycles, r.delivered, r.intact, &r.errors);
+    println!(
+        "cycles {} delivered {} intact {} errors {:?}",
+        r.cycles, r.delivered, r.intact, &r.errors
+    );
     println!("counters {:?}", r.counters);
     for (h, w) in r.work.iter().enumerate() {
         for (k, m) in w.iter().enumerate() {
-            println!("host {h} msg {k}: {:?} {} posted {:?} completed {:?}", m.opcode, m.len, m.posted, m.completed);
+            println!(
+                "host {h} msg {k}: {:?} {} posted {:?} completed {:?}",
+                m.opcode, m.len, m.posted, m.completed
+            );
         }
     }
     println!("frames {:?}", r.frames);
-    let skip = r.wire.len().saturating_sub(std::env::var("TAIL").ok().and_then(|s| s.parse().ok()).unwrap_or(60));
+    let skip = r.wire.len().saturating_sub(
+        std::env::var("TAIL")
+            .ok()
+            .and_then(|s| s.parse().ok())
+            .unwrap_or(60),
+    );
     for (at, h, f) in r.wire.iter().skip(skip) {
         let p = rnic_wire::RocePacket::parse(f).map(|p| p.repr());
         match p {
-            Ok(p) => println!("{at} from {h}: op {:#x} psn {} len {} qp {}", p.bth.opcode, p.bth.psn, p.payload.len(), p.bth.dest_qp),
+            Ok(p) => println!(
+                "{at} from {h}: op {:#x} psn {} len {} qp {}",
+                p.bth.opcode,
+                p.bth.psn,
+                p.payload.len(),
+                p.bth.dest_qp
+            ),
             Err(e) => println!("{at} from {h}: {e}"),
         }
     }

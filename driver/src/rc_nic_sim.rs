@@ -458,9 +458,9 @@ impl<D: PortDut> RcNicSim<D> {
         if rc && self.ports.get("rq_commit_valid") == 1 {
             let row = self.ports.get("rq_commit_queue") as usize;
             let index = self.ports.get("rq_commit_index") as u16;
-            let r = self.rq[row]
-                .as_mut()
-                .ok_or(format!("cycle {c}: a commit to row {row}, which has no ring"))?;
+            let r = self.rq[row].as_mut().ok_or(format!(
+                "cycle {c}: a commit to row {row}, which has no ring"
+            ))?;
             if index != r.cons.wrapping_add(1) || r.cons == r.prod {
                 return Err(format!(
                     "cycle {c}: row {row}'s receive ring committed to {index} (producer {}, \

@@ -85,6 +85,10 @@ pub struct PairConfig {
     pub stall: f64,
     /// Which opcodes the workload draws from (WRITE, READ, SEND).
     pub ops: [bool; 3],
+    /// Every message this long (else drawn as `max_len` says).
+    pub len: Option<u32>,
+    /// Only the first NIC posts work (the second answers).
+    pub one_way: bool,
 }
 
 impl Default for PairConfig {
@@ -107,6 +111,8 @@ impl Default for PairConfig {
             limit: 20_000_000,
             stall: 0.0,
             ops: [true; 3],
+            len: None,
+            one_way: false,
         }
     }
 }
@@ -218,7 +224,7 @@ struct Host {
 
 impl PairConfig {
     fn slot(&self) -> u64 {
-        u64::from(self.max_len).next_multiple_of(4096)
+        u64::from(self.max_len.max(self.len.unwrap_or(0))).next_multiple_of(4096)
     }
 
     fn draw(&self, host: usize) -> Vec<Message> {
@@ -228,10 +234,17 @@ impl PairConfig {
             .zip(self.ops)
             .filter_map(|(o, on)| on.then_some(o))
             .collect();
-        (0..self.messages)
+        let n = if self.one_way && host == 1 {
+            0
+        } else {
+            self.messages
+        };
+        (0..n)
             .map(|_| {
                 let opcode = kinds[rng.below(kinds.len() as u64) as usize];
-                let len = if rng.chance(0.25) {
+                let len = if let Some(len) = self.len {
+                    len
+                } else if rng.chance(0.25) {
                     1 + rng.below(64) as u32
                 } else {
                     1 + rng.below(u64::from(self.max_len)) as u32
@@ -275,11 +288,7 @@ fn set_up<D: PortDut>(
     let attr = QpAttr {
         state: QpState::Rts,
         access: Access::REMOTE_WRITE | Access::REMOTE_READ | Access::REMOTE_ATOMIC,
-        av: Some(AddressVector::new(
-            mac(p),
-            ip(h).into(),
-            ip(p).into(),
-        )),
+        av: Some(AddressVector::new(mac(p), ip(h).into(), ip(p).into())),
         path_mtu: cfg.mtu,
         timeout: cfg.timeout,
         retry_cnt: 7,
@@ -353,7 +362,13 @@ fn set_up<D: PortDut>(
         let wr = RecvWr::new(j as u64).sge(RECV_VA + j as u64 * slot, len.max(1), KEY_RECV);
         nic.post_recv(row, &encode_recv(&wr).map_err(e)?)?;
     }
-    nic.init_qp(row, attr.rq_psn, attr.sq_psn, attr.retry_cnt, attr.rnr_retry)
+    nic.init_qp(
+        row,
+        attr.rq_psn,
+        attr.sq_psn,
+        attr.retry_cnt,
+        attr.rnr_retry,
+    )
 }
 
 /// The work request of a host's message `k`.
@@ -403,7 +418,7 @@ pub fn run_pair<D: PortDut>(
     }
     let start = nics[0].ports.cycle;
     let mut report = PairReport {
-        messages: 2 * cfg.messages,
+        messages: hosts.iter().map(|x| x.work.len()).sum(),
         ..Default::default()
     };
     // The cable's faults, drawn per frame.
@@ -424,10 +439,9 @@ pub fn run_pair<D: PortDut>(
         .collect();
     loop {
         let now = nics[0].ports.cycle - start;
-        let done = hosts
-            .iter()
-            .enumerate()
-            .all(|(h, x)| x.next == x.work.len() && x.open.is_empty() && x.recvs.len() == want_recvs[h]);
+        let done = hosts.iter().enumerate().all(|(h, x)| {
+            x.next == x.work.len() && x.open.is_empty() && x.recvs.len() == want_recvs[h]
+        });
         let failed = hosts.iter().any(|x| !x.errors.is_empty());
         if (done || failed) && flight.is_empty() && nics.iter().all(|n| n.quiet()) {
             report.cycles = now;
@@ -438,8 +452,16 @@ pub fn run_pair<D: PortDut>(
             report.errors.push(format!(
                 "not done after {} clocks: {} and {} of {} messages completed",
                 cfg.limit,
-                hosts[0].work.iter().filter(|m| m.completed.is_some()).count(),
-                hosts[1].work.iter().filter(|m| m.completed.is_some()).count(),
+                hosts[0]
+                    .work
+                    .iter()
+                    .filter(|m| m.completed.is_some())
+                    .count(),
+                hosts[1]
+                    .work
+                    .iter()
+                    .filter(|m| m.completed.is_some())
+                    .count(),
                 cfg.messages
             ));
             for (h, n) in nics.iter().enumerate() {
@@ -527,7 +549,8 @@ pub fn run_pair<D: PortDut>(
                     continue;
                 }
                 let Some(k) = x.open.pop_front() else {
-                    x.errors.push(format!("host {h}: a completion of nothing posted: {c:?}"));
+                    x.errors
+                        .push(format!("host {h}: a completion of nothing posted: {c:?}"));
                     continue;
                 };
                 let m = x.work[k];

@@ -91,7 +91,10 @@ fn two_nics_recover_from_a_faulty_cable() {
             assert_eq!(r.retransmitted(), 0, "{what}: a clean cable");
         } else {
             assert!(faults > 0, "{what}: the cable did something");
-            assert!(r.retransmitted() > 0, "{what}: losses are recovered by sending again");
+            assert!(
+                r.retransmitted() > 0,
+                "{what}: losses are recovered by sending again"
+            );
         }
         let c = r.counters;
         // A flipped byte lands in a field the ICRC covers, the IPv4 checksum covers, or
