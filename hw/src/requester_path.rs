@@ -1,6 +1,6 @@
 //! The sending side of RC: the scheduler ([`crate::req_sched`]), the requester
 //! ([`crate::requester`]), the completer ([`crate::completer`]) and the ACK and RNR timers
-//! ([`crate::qp_timers`], armed through [`crate::timer_arm`]) joined into one engine that
+//! ([`crate::qp_timers`], started through [`crate::timer_arm`]) joined into one engine that
 //! sends a QP's requests, takes its responses and retransmits on its own (go-back-N from a
 //! NAK's PSN, a timeout or an RNR wait's end), as the transport model's requester and
 //! completer do together.
@@ -14,8 +14,10 @@
 //! - the requester reads the completer's **view** of a QP (`cv_*`) at each turn's start, the
 //!   completer the requester's **send point** (`sp_*`) with each response, and a request the
 //!   requester refuses goes to the completer to fail (`fail`);
-//! - **timers**: every packet the requester sends arms its QP's ACK timer when it is idle; the
-//!   completer restarts, stops and turns it into RNR waits; expiries go to the completer.
+//! - **timers**: every packet the requester sends restarts its QP's ACK timer (unless an RNR
+//!   wait runs); the completer restarts it and turns it into RNR waits, and its stops are
+//!   dropped (a timer left running expires into an ACK timeout the completer ignores when
+//!   nothing is outstanding: see [`crate::timer_arm`]); expiries go to the completer.
 //!
 //! Outside, one port of each kind: the QP attribute, send ring and memory region lookups are
 //! shared (the completer's first: its responses are the ones that must not wait; the row

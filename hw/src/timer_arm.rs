@@ -1,15 +1,26 @@
-//! The ACK timer armed by packets sent: the one path into the timers ([`crate::qp_timers`]),
-//! shared by the completer's commands and the requester's packets, as the transport model
-//! arms the timer (`requester::send_rc_packet`: a packet sent while the QP's timer is idle starts
-//! it; the completer restarts, stops it or turns it into an RNR wait).
+//! The ACK timer restarted by packets sent: the one path into the timers
+//! ([`crate::qp_timers`]), shared by the completer's commands and the requester's packets.
+//!
+//! Every packet sent (`s_sent_*`: its QP and the QP's TIMEOUT code) restarts its QP's ACK
+//! timer (`2^code` ticks; code 0: no timeout), unless an RNR wait runs for the QP; the
+//! completer's restarts and RNR waits pass on to the timers; its stops are taken and dropped:
+//! a timer left running expires, and the completer ignores an ACK timeout that finds nothing
+//! outstanding (the model's `on_time`). So the ACK timer always runs while a packet is
+//! unacknowledged, whatever the completer's view of the send point was when it decided: the
+//! completer reads the requester's send point with each response, and a stop decided on a
+//! view read before a packet went out (the packet finding the timer running, so not arming
+//! it) left that packet without a timer, and its QP waiting for ever once it was lost
+//! (`driver/tests/requester_path.rs`, seed 6, once the DMA writes' timing moved). Restarting
+//! on every packet also means a timeout never comes sooner than `2^code` ticks after the last
+//! packet sent: no premature timeout of a packet sent late in a timer's run.
 //!
 //! The timers keep their rows in block RAM that only their scanner reads, so this module keeps
-//! one bit per QP beside them: armed, set by every arm that reaches the timers, cleared by a
-//! stop and by an expiry as this module takes it. A packet sent (`s_sent_*`: its QP
-//! and the QP's TIMEOUT code) reads its QP's bit (one clock) and, when it is clear and the code
-//! is not 0 (no timeout), arms the ACK timer (`2^code` ticks). Whichever is taken, one thing
-//! happens per clock, so the bit is never read stale:
-//! - a completer command (`s_cmd_*`) goes to the timers first and sets or clears the bit;
+//! one bit per QP beside them: an RNR wait runs, set by the completer's RNR waits, cleared by
+//! its restarts of the ACK timer and by an expiry as this module takes it. A packet sent reads
+//! its QP's bit (one clock) and the next clock decides. Whichever is taken, one thing happens
+//! per clock, so the bit is never read stale:
+//! - a completer command (`s_cmd_*`) goes to the timers first (a stop is taken, not passed on)
+//!   and sets or clears the bit;
 //! - else a packet sent, held in a register since it was taken, reads its bit, and the next
 //!   clock decides (nothing else is taken then);
 //! - else an expiry (`s_exp_*` from the timers) clears the bit and goes into the register the
@@ -18,12 +29,6 @@
 //! A packet is taken into its register whenever that is free (`s_sent_ready` is a register),
 //! and the completer's expiry port is driven from a register: nothing of the requester's
 //! handshake or of this module's choice reaches the completer's choice of event in one clock.
-//!
-//! An expiry the timers fired but this module has not taken yet still reads as armed: a
-//! packet sent meanwhile does not arm, and the completer's handling of the expiry (a retry and
-//! a restart when something is outstanding) arms it again, as the model's expiry does; one
-//! taken but not yet handled reads as idle, and a packet sent then arms the timer the
-//! completer's handling restarts anyway.
 //!
 //! Reset clears the bits (`busy` for `2^A` clocks, nothing taken).
 
@@ -63,11 +68,12 @@ pub struct TimerArm<const A: usize> {
     pub m_exp_ready: Signal<In, Bit>,
     pub m_exp_qpn: Signal<Out, Bits<A>>,
     pub m_exp_rnr: Signal<Out, Bit>,
-    /// ACK timers armed by a packet sent.
+    /// ACK timers started or restarted by a packet sent.
     pub cnt_arms: Signal<Out, Bits<32>>,
     /// Clearing the bits after a reset.
     pub busy: Signal<Out, Bit>,
 
+    /// An RNR wait runs, per QP.
     armed: RAM<Bits<1>, A>,
     clear: RamClear<A>,
     /// An expiry for the completer.
@@ -157,13 +163,14 @@ impl<const A: usize> Logic for TimerArm<A> {
         self.cnt_arms.next = self.arms.q.val();
 
         self.idle.next = !self.clear.busy.val() & !self.check.q.val();
-        // The completer's command passes straight through.
-        self.m_cmd_valid.next = self.s_cmd_valid.val() & self.idle.val();
+        // The completer's restarts and RNR waits pass straight through; its stops are taken
+        // and dropped.
+        self.m_cmd_valid.next = self.s_cmd_valid.val() & self.s_cmd_arm.val() & self.idle.val();
         self.m_cmd_qpn.next = self.s_cmd_qpn.val();
         self.m_cmd_arm.next = self.s_cmd_arm.val();
         self.m_cmd_rnr.next = self.s_cmd_rnr.val();
         self.m_cmd_code.next = self.s_cmd_code.val();
-        self.s_cmd_ready.next = self.m_cmd_ready.val() & self.idle.val();
+        self.s_cmd_ready.next = (self.m_cmd_ready.val() | !self.s_cmd_arm.val()) & self.idle.val();
         self.take_cmd.next = self.s_cmd_valid.val() & self.s_cmd_ready.val();
         // A packet sent into its register.
         self.s_sent_ready.next = !self.sv.q.val();
@@ -201,9 +208,9 @@ impl<const A: usize> Logic for TimerArm<A> {
         self.armed.write_address.next = self.s_cmd_qpn.val();
         self.armed.write_data.next = 0.into();
         self.armed.write_enable.next = false;
-        if self.take_cmd.val() {
+        if self.take_cmd.val() & self.s_cmd_arm.val() {
             self.armed.write_enable.next = true;
-            if self.s_cmd_arm.val() {
+            if self.s_cmd_rnr.val() {
                 self.armed.write_data.next = 1.into();
             }
         }
@@ -218,7 +225,8 @@ impl<const A: usize> Logic for TimerArm<A> {
             self.p_qpn.d.next = self.sq.q.val();
             self.p_code.d.next = self.scode.q.val();
         }
-        // The clock after: arm the ACK timer if the bit is clear and the QP has a timeout.
+        // The clock after: restart the ACK timer unless an RNR wait runs, if the QP has a
+        // timeout (the bit stays clear).
         if self.check.q.val() & !self.armed.read_data.val().any() & self.p_code.q.val().any() {
             self.m_cmd_valid.next = true;
             self.m_cmd_qpn.next = self.p_qpn.q.val();
@@ -227,9 +235,6 @@ impl<const A: usize> Logic for TimerArm<A> {
             self.m_cmd_code.next = self.p_code.q.val();
             self.check.d.next = !self.m_cmd_ready.val();
             if self.m_cmd_ready.val() {
-                self.armed.write_address.next = self.p_qpn.q.val();
-                self.armed.write_data.next = 1.into();
-                self.armed.write_enable.next = true;
                 self.arms.d.next = self.arms.q.val() + self.k_one32.val();
             }
         }
