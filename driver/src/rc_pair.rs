@@ -498,8 +498,8 @@ pub fn run_pair<D: PortDut>(
             nic.step().map_err(|e| format!("NIC {h}: {e}"))?;
         }
         // Frames sent: onto the cable.
-        for h in 0..2 {
-            for (at, f) in nics[h].sent.drain(..) {
+        for (h, nic) in nics.iter_mut().enumerate() {
+            for (at, f) in nic.sent.drain(..) {
                 let at = at - start;
                 report.frames[h] += 1;
                 report.wire.push((at, h, f.clone()));
@@ -603,8 +603,8 @@ fn check<D: PortDut>(
 ) {
     let slot = cfg.slot();
     let n = cfg.messages as u64;
-    for h in 0..2 {
-        report.errors.append(&mut hosts[h].errors);
+    for x in hosts.iter_mut() {
+        report.errors.append(&mut x.errors);
     }
     for h in 0..2 {
         let p = 1 - h;
