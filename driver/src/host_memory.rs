@@ -228,3 +228,91 @@ impl DmaWrites {
         Ok(())
     }
 }
+
+/// The host side of a tagged DMA port (`m_dma_*` with `rd_req_tag`, `rd_data_tag` and
+/// `wr_done_tag`), driven by port name: reads answered from host memory in order, each beat
+/// with its read's tag, a beat once shown kept until taken; writes through [`DmaWrites`].
+/// [`DmaHost::drive`] sets the inputs before the settle, [`DmaHost::take`] takes what the top
+/// offered after it.
+#[derive(Clone, Debug, Default)]
+pub struct DmaHost {
+    beats: VecDeque<(u64, bool, bool, u64)>,
+    beat_shown: bool,
+    writes: DmaWrites,
+    /// This clock's readies: read request, write request, write data.
+    rq: bool,
+    wq: bool,
+    wd: bool,
+}
+
+impl DmaHost {
+    /// Nothing read and not yet delivered, nothing written and not yet done.
+    pub fn idle(&self) -> bool {
+        self.beats.is_empty() && self.writes.idle()
+    }
+
+    /// This clock's inputs of the DMA port.
+    pub fn drive<D: rnic_cosim::ports::PortDut>(
+        &mut self,
+        ports: &mut crate::bench_ports::BenchPorts<D>,
+    ) {
+        self.rq = ports.go();
+        ports.set("m_dma_rd_req_ready", u64::from(self.rq));
+        self.beat_shown = !self.beats.is_empty() && (self.beat_shown || ports.go());
+        let (bd, bl, be, bt) = self.beats.front().copied().unwrap_or((0, false, false, 0));
+        ports.set("m_dma_rd_data_valid", u64::from(self.beat_shown));
+        ports.set("m_dma_rd_data", bd);
+        ports.set("m_dma_rd_data_last", u64::from(bl));
+        ports.set("m_dma_rd_data_err", u64::from(be));
+        ports.set("m_dma_rd_data_tag", bt);
+        (self.wq, self.wd) = (ports.go(), ports.go());
+        ports.set(
+            "m_dma_wr_req_ready",
+            u64::from(self.wq && self.writes.can_take()),
+        );
+        ports.set("m_dma_wr_data_ready", u64::from(self.wd));
+        let done = self.writes.done();
+        ports.set("m_dma_wr_done_valid", u64::from(done.is_some()));
+        ports.set("m_dma_wr_done_tag", done.unwrap_or(0));
+        ports.set("m_dma_wr_done_err", 0);
+    }
+
+    /// What the port offered this clock (after the settle), against `memory`.
+    pub fn take<D: rnic_cosim::ports::PortDut>(
+        &mut self,
+        ports: &mut crate::bench_ports::BenchPorts<D>,
+        memory: &mut HostMemory,
+    ) -> Result<(), String> {
+        let c = ports.cycle;
+        if self.rq && ports.get("m_dma_rd_req_valid") == 1 {
+            let addr = ports.get("m_dma_rd_req_addr");
+            let len = ports.get("m_dma_rd_req_len") as usize;
+            let tag = ports.get("m_dma_rd_req_tag");
+            let read = memory
+                .read_beats(addr, len)
+                .map_err(|e| format!("cycle {c}: {e}"))?;
+            self.beats
+                .extend(read.into_iter().map(|(d, l, e)| (d, l, e, tag)));
+        }
+        if self.beat_shown && ports.get("m_dma_rd_data_ready") == 1 {
+            self.beats.pop_front();
+            self.beat_shown = false;
+        }
+        self.writes.clock();
+        if self.wq && self.writes.can_take() && ports.get("m_dma_wr_req_valid") == 1 {
+            let addr = ports.get("m_dma_wr_req_addr");
+            let len = ports.get("m_dma_wr_req_len") as usize;
+            let tag = ports.get("m_dma_wr_req_tag");
+            self.writes.request(addr, len, tag);
+        }
+        if self.wd && ports.get("m_dma_wr_data_valid") == 1 {
+            let keep = ports.get("m_dma_wr_data_keep");
+            let data = ports.get("m_dma_wr_data");
+            let last = ports.get("m_dma_wr_data_last") == 1;
+            self.writes
+                .beat(memory, data, keep, last, || DmaWrites::done_delay(ports))
+                .map_err(|e| format!("cycle {c}: {e}"))?;
+        }
+        Ok(())
+    }
+}

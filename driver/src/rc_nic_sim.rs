@@ -18,8 +18,8 @@ use rnic_cosim::ports::{HdlPorts, PortDut, PortLockStep, VerilatedPorts};
 use rnic_hw::rc_nic::RcNic;
 
 use crate::bench_ports::BenchPorts;
-use crate::host_memory::{DmaWrites, HostMemory, RecvRing, SendRing};
-use crate::tables::Row;
+use crate::host_memory::{DmaHost, HostMemory, RecvRing, SendRing};
+use crate::tables::{Row, Table};
 
 /// The `rc_nic` top.
 pub type Top = RcNic<6, 10, 11, 10>;
@@ -42,21 +42,12 @@ pub struct Counters {
     pub tx_frames: u64,
 }
 
-/// A table a row is written into.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Table {
-    Qp,
-    Mr,
-    Av,
-}
-
-impl Table {
-    fn prefix(self) -> &'static str {
-        match self {
-            Table::Qp => "qp",
-            Table::Mr => "mr",
-            Table::Av => "av",
-        }
+/// The prefix of a table's write window among the top's ports.
+fn window(t: Table) -> &'static str {
+    match t {
+        Table::QpAttributes => "qp",
+        Table::MemoryRegions => "mr",
+        Table::AddressVectors => "av",
     }
 }
 
@@ -80,9 +71,7 @@ pub struct RcNicSim<D: PortDut> {
     out_start: u64,
     sq_got: Option<usize>,
     rq_got: Option<usize>,
-    beats: VecDeque<(u64, bool, bool, u64)>,
-    beat_shown: bool,
-    writes: DmaWrites,
+    dma: DmaHost,
     cqe: Vec<u8>,
     /// Frames sent (the clock of the first beat, the bytes), since the caller last took them.
     pub sent: Vec<(u64, Vec<u8>)>,
@@ -132,9 +121,7 @@ impl<D: PortDut> RcNicSim<D> {
             out_start: 0,
             sq_got: None,
             rq_got: None,
-            beats: VecDeque::new(),
-            beat_shown: false,
-            writes: DmaWrites::default(),
+            dma: DmaHost::default(),
             cqe: Vec::new(),
             sent: Vec::new(),
             sent_bad: 0,
@@ -285,8 +272,7 @@ impl<D: PortDut> RcNicSim<D> {
             && self.resp_inits.is_empty()
             && self.req_inits.is_empty()
             && self.frames_in.is_empty()
-            && self.beats.is_empty()
-            && self.writes.idle()
+            && self.dma.idle()
             && self.frame_out.is_empty()
             && self.cqe.is_empty()
     }
@@ -312,11 +298,10 @@ impl<D: PortDut> RcNicSim<D> {
             .map(|n| format!("{n}={}", self.ports.get(n)))
             .collect();
         format!(
-            "{}; frames to take {}, read beats {}, write in progress {}, counters {:?}",
+            "{}; frames to take {}, DMA idle {}, counters {:?}",
             ports.join(" "),
             self.frames_in.len(),
-            self.beats.len(),
-            !self.writes.idle(),
+            self.dma.idle(),
             self.counters()
         )
     }
@@ -325,12 +310,16 @@ impl<D: PortDut> RcNicSim<D> {
     pub fn step(&mut self) -> Result<(), String> {
         let c = self.ports.cycle;
         // Table writes first: nothing else is presented while one is under way.
-        for t in [Table::Qp, Table::Mr, Table::Av] {
-            self.ports.set(&format!("{}_wr_en", t.prefix()), 0);
+        for t in [
+            Table::QpAttributes,
+            Table::MemoryRegions,
+            Table::AddressVectors,
+        ] {
+            self.ports.set(&format!("{}_wr_en", window(t)), 0);
         }
         let writing = self.rows.front().copied();
         if let Some((t, row, words)) = writing {
-            let p = t.prefix();
+            let p = window(t);
             self.ports.set(&format!("{p}_wr_en"), 1);
             self.ports.set(&format!("{p}_wr_row"), row as u64);
             self.ports
@@ -398,28 +387,7 @@ impl<D: PortDut> RcNicSim<D> {
             .set("rq_got_prod", ring.map_or(0, |r| r.prod.into()));
         self.ports
             .set("rq_got_cons", ring.map_or(0, |r| r.cons.into()));
-        // DMA.
-        let rq = self.ports.go();
-        self.ports.set("m_dma_rd_req_ready", u64::from(rq));
-        self.beat_shown = !self.beats.is_empty() && (self.beat_shown || self.ports.go());
-        let (bd, bl, be, bt) = self.beats.front().copied().unwrap_or((0, false, false, 0));
-        self.ports
-            .set("m_dma_rd_data_valid", u64::from(self.beat_shown));
-        self.ports.set("m_dma_rd_data", bd);
-        self.ports.set("m_dma_rd_data_last", u64::from(bl));
-        self.ports.set("m_dma_rd_data_err", u64::from(be));
-        self.ports.set("m_dma_rd_data_tag", bt);
-        let (wq, wd) = (self.ports.go(), self.ports.go());
-        self.ports.set(
-            "m_dma_wr_req_ready",
-            u64::from(wq && self.writes.can_take()),
-        );
-        self.ports.set("m_dma_wr_data_ready", u64::from(wd));
-        let done = self.writes.done();
-        self.ports
-            .set("m_dma_wr_done_valid", u64::from(done.is_some()));
-        self.ports.set("m_dma_wr_done_tag", done.unwrap_or(0));
-        self.ports.set("m_dma_wr_done_err", 0);
+        self.dma.drive(&mut self.ports);
         // Frames out, the bypass and completions.
         let (ar, cr) = (self.ports.go(), self.ports.go());
         self.ports.set("m_axis_tready", u64::from(ar));
@@ -470,37 +438,7 @@ impl<D: PortDut> RcNicSim<D> {
             }
             r.cons = index;
         }
-        if rq && self.ports.get("m_dma_rd_req_valid") == 1 {
-            let addr = self.ports.get("m_dma_rd_req_addr");
-            let len = self.ports.get("m_dma_rd_req_len") as usize;
-            let tag = self.ports.get("m_dma_rd_req_tag");
-            let read = self.memory.read_beats(addr, len);
-            let read = read.map_err(|e| format!("cycle {c}: {e}"))?;
-            self.beats
-                .extend(read.into_iter().map(|(d, l, e)| (d, l, e, tag)));
-        }
-        if self.beat_shown && self.ports.get("m_dma_rd_data_ready") == 1 {
-            self.beats.pop_front();
-            self.beat_shown = false;
-        }
-        self.writes.clock();
-        if wq && self.writes.can_take() && self.ports.get("m_dma_wr_req_valid") == 1 {
-            let addr = self.ports.get("m_dma_wr_req_addr");
-            let len = self.ports.get("m_dma_wr_req_len") as usize;
-            let tag = self.ports.get("m_dma_wr_req_tag");
-            self.writes.request(addr, len, tag);
-        }
-        if wd && self.ports.get("m_dma_wr_data_valid") == 1 {
-            let keep = self.ports.get("m_dma_wr_data_keep");
-            let data = self.ports.get("m_dma_wr_data");
-            let last = self.ports.get("m_dma_wr_data_last") == 1;
-            let ports = &mut self.ports;
-            self.writes
-                .beat(&mut self.memory, data, keep, last, || {
-                    DmaWrites::done_delay(ports)
-                })
-                .map_err(|e| format!("cycle {c}: {e}"))?;
-        }
+        self.dma.take(&mut self.ports, &mut self.memory)?;
         if ar && self.ports.get("m_axis_tvalid") == 1 {
             let keep = self.ports.get("m_axis_tkeep");
             let n = keep.trailing_ones() as usize;

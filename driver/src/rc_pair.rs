@@ -32,8 +32,8 @@ use rnic_transport::verbs::{
 use rnic_wire::MacAddr;
 
 use crate::queues::{Completion, encode_recv, encode_send};
-use crate::rc_nic_sim::{RcNicSim, Table};
-use crate::tables::{QpContext, encode_av, encode_mr, encode_qp};
+use crate::rc_nic_sim::RcNicSim;
+use crate::tables::{QpContext, Table, encode_av, encode_mr, encode_qp};
 
 pub const LOCAL_VA: u64 = 0x1000_0000;
 pub const EXPOSED_VA: u64 = 0x4000_0000;
@@ -186,29 +186,14 @@ impl PairReport {
     }
 }
 
-fn mix(mut z: u64) -> u64 {
-    z = z.wrapping_add(0x9E37_79B9_7F4A_7C15);
-    z = (z ^ (z >> 30)).wrapping_mul(0xBF58_476D_1CE4_E5B9);
-    z = (z ^ (z >> 27)).wrapping_mul(0x94D0_49BB_1331_11EB);
-    z ^ (z >> 31)
-}
-
-fn fill(tag: u64, len: usize) -> Vec<u8> {
-    let base = mix(tag);
-    (0..len.div_ceil(8))
-        .flat_map(|k| mix(base ^ k as u64).to_le_bytes())
-        .take(len)
-        .collect()
-}
-
 /// The bytes message `msg` of host `host` sends (WRITE, SEND): every message's differ.
 pub fn message_bytes(host: usize, msg: usize, len: usize) -> Vec<u8> {
-    fill((host as u64) << 48 ^ msg as u64, len)
+    crate::pattern::bytes((host as u64) << 48 ^ msg as u64, len)
 }
 
 /// The readable half of host `host`'s exposed region.
 pub fn exposed_bytes(host: usize, len: usize) -> Vec<u8> {
-    fill(0xE000_0000_0000_0000 ^ (host as u64) << 48, len)
+    crate::pattern::bytes(0xE000_0000_0000_0000 ^ (host as u64) << 48, len)
 }
 
 struct Host {
@@ -310,9 +295,13 @@ fn set_up<D: PortDut>(
         sig_all: false,
     };
     let row = QPN[h];
-    nic.write_row(Table::Qp, row, encode_qp(&attr, &ctx).map_err(e)?);
+    nic.write_row(Table::QpAttributes, row, encode_qp(&attr, &ctx).map_err(e)?);
     let av = attr.av.as_ref().expect("a path");
-    nic.write_row(Table::Av, row, encode_av(av, 0, row as u32).map_err(e)?);
+    nic.write_row(
+        Table::AddressVectors,
+        row,
+        encode_av(av, 0, row as u32).map_err(e)?,
+    );
     let slot = cfg.slot();
     let n = cfg.messages as u64;
     let regions = [
@@ -340,7 +329,7 @@ fn set_up<D: PortDut>(
             access,
         };
         nic.write_row(
-            Table::Mr,
+            Table::MemoryRegions,
             (key >> 8) as usize,
             encode_mr(&mr, va + DMA_OFFSET).map_err(e)?,
         );

@@ -18,7 +18,7 @@ use rnic_cosim::ports::{HdlPorts, PortDut, PortLockStep, VerilatedPorts};
 use rnic_hw::requester_path::RequesterPath;
 
 use crate::bench_ports::BenchPorts;
-use crate::host_memory::{DmaWrites, HostMemory, SendRing};
+use crate::host_memory::{DmaHost, HostMemory, SendRing};
 pub use crate::requester_sim::{PacketSink, Sent};
 
 /// The `requester_path` top.
@@ -58,9 +58,7 @@ pub struct RequesterPathSim<D: PortDut> {
     mr_got: usize,
     sq_got: Option<usize>,
     // DMA: read beats in order with their tag; writes.
-    beats: VecDeque<(u64, bool, bool, u64)>,
-    beat_shown: bool,
-    writes: DmaWrites,
+    dma: DmaHost,
     packets: PacketSink,
     cqe: Vec<u8>,
     /// Packets sent and completions written (CQ, entry), since the caller last took them.
@@ -104,9 +102,7 @@ impl<D: PortDut> RequesterPathSim<D> {
             qp_got: None,
             mr_got: 0,
             sq_got: None,
-            beats: VecDeque::new(),
-            beat_shown: false,
-            writes: DmaWrites::default(),
+            dma: DmaHost::default(),
             packets: PacketSink::default(),
             cqe: Vec::new(),
             sent: Vec::new(),
@@ -211,8 +207,7 @@ impl<D: PortDut> RequesterPathSim<D> {
         self.doorbells.is_empty()
             && self.inits.is_empty()
             && self.responses.is_empty()
-            && self.beats.is_empty()
-            && self.writes.idle()
+            && self.dma.idle()
             && self.packets.quiet()
             && self.cqe.is_empty()
     }
@@ -263,28 +258,7 @@ impl<D: PortDut> RequesterPathSim<D> {
         self.ports.set("sq_got_base", ring.base);
         self.ports.set("sq_got_size", ring.size_word());
         self.ports.set("sq_got_prod", ring.prod.into());
-        // DMA.
-        let rq = self.ports.go();
-        self.ports.set("m_dma_rd_req_ready", u64::from(rq));
-        self.beat_shown = !self.beats.is_empty() && (self.beat_shown || self.ports.go());
-        let (bd, bl, be, bt) = self.beats.front().copied().unwrap_or((0, false, false, 0));
-        self.ports
-            .set("m_dma_rd_data_valid", u64::from(self.beat_shown));
-        self.ports.set("m_dma_rd_data", bd);
-        self.ports.set("m_dma_rd_data_last", u64::from(bl));
-        self.ports.set("m_dma_rd_data_err", u64::from(be));
-        self.ports.set("m_dma_rd_data_tag", bt);
-        let (wq, wd) = (self.ports.go(), self.ports.go());
-        self.ports.set(
-            "m_dma_wr_req_ready",
-            u64::from(wq && self.writes.can_take()),
-        );
-        self.ports.set("m_dma_wr_data_ready", u64::from(wd));
-        let done = self.writes.done();
-        self.ports
-            .set("m_dma_wr_done_valid", u64::from(done.is_some()));
-        self.ports.set("m_dma_wr_done_tag", done.unwrap_or(0));
-        self.ports.set("m_dma_wr_done_err", 0);
+        self.dma.drive(&mut self.ports);
         // Packets and completions out.
         let (dr, ar, cr) = (self.ports.go(), self.ports.go(), self.ports.go());
         self.ports.set("m_desc_ready", u64::from(dr));
@@ -325,37 +299,7 @@ impl<D: PortDut> RequesterPathSim<D> {
         if mr && self.ports.get("mr_look_valid") == 1 {
             self.mr_got = self.ports.get("mr_look_row") as usize;
         }
-        if rq && self.ports.get("m_dma_rd_req_valid") == 1 {
-            let addr = self.ports.get("m_dma_rd_req_addr");
-            let len = self.ports.get("m_dma_rd_req_len") as usize;
-            let tag = self.ports.get("m_dma_rd_req_tag");
-            let read = self.memory.read_beats(addr, len);
-            let read = read.map_err(|e| format!("cycle {c}: {e}"))?;
-            self.beats
-                .extend(read.into_iter().map(|(d, l, e)| (d, l, e, tag)));
-        }
-        if self.beat_shown && self.ports.get("m_dma_rd_data_ready") == 1 {
-            self.beats.pop_front();
-            self.beat_shown = false;
-        }
-        self.writes.clock();
-        if wq && self.writes.can_take() && self.ports.get("m_dma_wr_req_valid") == 1 {
-            let addr = self.ports.get("m_dma_wr_req_addr");
-            let len = self.ports.get("m_dma_wr_req_len") as usize;
-            let tag = self.ports.get("m_dma_wr_req_tag");
-            self.writes.request(addr, len, tag);
-        }
-        if wd && self.ports.get("m_dma_wr_data_valid") == 1 {
-            let keep = self.ports.get("m_dma_wr_data_keep");
-            let data = self.ports.get("m_dma_wr_data");
-            let last = self.ports.get("m_dma_wr_data_last") == 1;
-            let ports = &mut self.ports;
-            self.writes
-                .beat(&mut self.memory, data, keep, last, || {
-                    DmaWrites::done_delay(ports)
-                })
-                .map_err(|e| format!("cycle {c}: {e}"))?;
-        }
+        self.dma.take(&mut self.ports, &mut self.memory)?;
         if dr && self.ports.get("m_desc_valid") == 1 {
             let q = self.ports.get("m_desc_qp") as usize;
             self.packets.desc(q, self.ports.get_words("m_desc_data"), c);

@@ -250,31 +250,17 @@ impl<D: PortDut> ResponderSim<D> {
     /// Gives QP row `row` an enabled receive ring of 2^`log` entries at device address
     /// `base` (mapped here), empty.
     pub fn set_rq(&mut self, row: usize, base: u64, log: u32) {
-        let bytes = (rnic_regmap::desc::RECV_WQE.size as usize) << log;
-        self.map(base, bytes);
-        self.rings[row] = Some(RecvRing {
-            base,
-            log,
-            ..Default::default()
-        });
+        self.rings[row] = Some(self.memory.recv_ring(base, log));
     }
 
     /// Posts a receive request into row `row`'s ring at once; refuses a full or missing ring.
     pub fn post_recv(&mut self, row: usize, entry: &[u8]) -> Result<(), String> {
-        let r = self.rings[row].ok_or(format!("QP row {row} has no receive ring"))?;
-        if r.prod.wrapping_sub(r.cons) >= 1 << r.log {
-            return Err(format!("QP row {row}'s receive ring is full"));
-        }
-        let slot = u64::from(r.prod) & ((1 << r.log) - 1);
-        let size = u64::from(rnic_regmap::desc::RECV_WQE.size);
-        if !self.fill(r.base + slot * size, entry) {
-            return Err("a receive request outside its ring".into());
-        }
-        self.rings[row] = Some(RecvRing {
-            prod: r.prod.wrapping_add(1),
-            ..r
-        });
-        Ok(())
+        let r = self.rings[row]
+            .as_mut()
+            .ok_or(format!("QP row {row} has no receive ring"))?;
+        self.memory
+            .post_recv(r, entry)
+            .map_err(|e| format!("QP row {row}: {e}"))
     }
 
     /// Row `row`'s receive ring's consumer (the requests the engine used up).
@@ -770,8 +756,7 @@ impl<D: PortDut> ResponderSim<D> {
         self.dut.set(h.rgv, u64::from(ring.is_some()));
         let r = ring.flatten();
         self.dut.set(h.rgb, r.map_or(0, |r| r.base));
-        self.dut
-            .set(h.rgs, r.map_or(0, |r| u64::from(r.log) | 1 << 8));
+        self.dut.set(h.rgs, r.map_or(0, |r| r.size_word()));
         self.dut.set(h.rgp, r.map_or(0, |r| u64::from(r.prod)));
         self.dut.set(h.rgc, r.map_or(0, |r| u64::from(r.cons)));
     }
